@@ -1,0 +1,124 @@
+/**
+ * The gateway's AWS resources, defined once. The CDK stack (infra/) and the offline stack (local/)
+ * both build from these definitions, so a queue's redrive policy or a batch size cannot drift
+ * between what users run locally and what they deploy.
+ */
+
+/** Single DynamoDB table. Key design: see `lib/store/keys.ts`. */
+export const TABLE = {
+  /** Physical name used by the local stack; CDK lets CloudFormation name it. */
+  localName: 'wecom-gateway',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Epoch seconds. DynamoDB TTL deletes lazily (up to days late), so reads must also treat expired items as absent. */
+  ttlAttribute: 'expiresAt',
+} as const;
+
+export type LaneName = 'high' | 'normal';
+export const LANES: readonly LaneName[] = ['high', 'normal'];
+
+export interface QueueDefinition {
+  /** Construct id in CDK and suffix of the physical name locally. */
+  readonly id: string;
+  readonly visibilityTimeoutSeconds: number;
+  readonly retentionSeconds: number;
+  /** Where messages go after `maxReceiveCount` receives. Undefined for the DLQs themselves. */
+  readonly deadLetter?: { readonly queueId: string; readonly maxReceiveCount: number };
+}
+
+/** Lambda function sizing shared by CDK and the local runner. */
+export interface FunctionDefinition {
+  readonly id: string;
+  /** Handler file, relative to the repository root; it exports `handler`. */
+  readonly entry: string;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+}
+
+export const FUNCTIONS = {
+  ingest: { id: 'ingest', entry: 'functions/ingest/handler.ts', memoryMb: 512, timeoutSeconds: 10 },
+  sender: { id: 'sender', entry: 'functions/sender/handler.ts', memoryMb: 512, timeoutSeconds: 30 },
+} as const satisfies Record<string, FunctionDefinition>;
+
+/**
+ * Receives before a message moves to its DLQ. Only real failures count: quota deferrals re-enqueue a
+ * fresh copy (see lib/sender), so a long wait for quota never pushes a message toward the DLQ.
+ */
+export const MAX_RECEIVE_COUNT = 6;
+
+/**
+ * AWS recommends a source queue visibility timeout of at least six times the function timeout
+ * (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html).
+ */
+const LANE_VISIBILITY_SECONDS = 6 * FUNCTIONS.sender.timeoutSeconds;
+const FOURTEEN_DAYS = 14 * 24 * 3600;
+
+export const QUEUES = {
+  high: {
+    id: 'high',
+    visibilityTimeoutSeconds: LANE_VISIBILITY_SECONDS,
+    retentionSeconds: FOURTEEN_DAYS,
+    deadLetter: { queueId: 'high-dlq', maxReceiveCount: MAX_RECEIVE_COUNT },
+  },
+  normal: {
+    id: 'normal',
+    visibilityTimeoutSeconds: LANE_VISIBILITY_SECONDS,
+    retentionSeconds: FOURTEEN_DAYS,
+    deadLetter: { queueId: 'normal-dlq', maxReceiveCount: MAX_RECEIVE_COUNT },
+  },
+  'high-dlq': { id: 'high-dlq', visibilityTimeoutSeconds: 30, retentionSeconds: FOURTEEN_DAYS },
+  'normal-dlq': { id: 'normal-dlq', visibilityTimeoutSeconds: 30, retentionSeconds: FOURTEEN_DAYS },
+} as const satisfies Record<string, QueueDefinition>;
+
+export type QueueId = keyof typeof QUEUES;
+
+/** Physical queue name used by the local stack (CDK lets CloudFormation name queues). */
+export const localQueueName = (id: QueueId): string => `wecom-gateway-${id}`;
+
+/** Sender event source mapping settings, per lane. */
+export interface EventSourceDefinition {
+  readonly queueId: LaneName;
+  readonly functionId: 'sender';
+  readonly batchSize: number;
+  readonly maxBatchingWindowSeconds: number;
+  /** Lambda's SQS maxConcurrency (min 2). */
+  readonly maxConcurrency: number;
+}
+
+/** Default reserved concurrency of the sender: the bound on parallel pressure on WeCom. */
+export const DEFAULT_SENDER_CONCURRENCY = 6;
+
+/**
+ * Splits the sender's reserved concurrency between the two lanes. The sum of the event sources'
+ * maxConcurrency must not exceed reserved concurrency, or Lambda throttles SQS invocations and the
+ * throttled receives count toward maxReceiveCount. High gets a third (at least 2, Lambda's minimum);
+ * it carries alerts, which are few but must not wait behind the normal backlog.
+ */
+export function senderEventSources(reservedConcurrency = DEFAULT_SENDER_CONCURRENCY): EventSourceDefinition[] {
+  if (!Number.isInteger(reservedConcurrency) || reservedConcurrency < 4) {
+    throw new RangeError(
+      `sender concurrency must be an integer >= 4 (2 per lane, Lambda's minimum), got ${reservedConcurrency}`,
+    );
+  }
+  const high = Math.max(2, Math.floor(reservedConcurrency / 3));
+  const common = { functionId: 'sender', batchSize: 10, maxBatchingWindowSeconds: 0 } as const;
+  return [
+    { ...common, queueId: 'high', maxConcurrency: high },
+    { ...common, queueId: 'normal', maxConcurrency: reservedConcurrency - high },
+  ];
+}
+
+/** Names of the environment variables the functions read (all read in lib/config/env.ts). */
+export const ENV = {
+  tableName: 'TABLE_NAME',
+  queueUrlHigh: 'QUEUE_URL_HIGH',
+  queueUrlNormal: 'QUEUE_URL_NORMAL',
+  /** Secrets Manager secret (name or ARN) holding the config JSON, in AWS. */
+  configSecretId: 'CONFIG_SECRET_ID',
+  /** Path of the config JSON file, locally. */
+  configFile: 'GATEWAY_CONFIG',
+  wecomApiBase: 'WECOM_API_BASE',
+  logLevel: 'LOG_LEVEL',
+} as const;
+
+export const DEFAULT_WECOM_API_BASE = 'https://qyapi.weixin.qq.com';
