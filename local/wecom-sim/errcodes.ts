@@ -1,0 +1,65 @@
+/**
+ * WeCom errcodes the simulator answers with, checked against the global errcode list
+ * (https://developer.work.weixin.qq.com/document/path/90455). The errmsg texts imitate WeCom's English
+ * ones; clients must branch on errcode only, as WeCom itself warns that errmsg may change.
+ */
+export const ERRCODE = {
+  systemBusy: -1,
+  ok: 0,
+  invalidSecret: 40001,
+  invalidMediaId: 40007,
+  invalidMsgType: 40008,
+  invalidCorpId: 40013,
+  invalidAccessToken: 40014,
+  invalidUserIdListSize: 40032,
+  invalidParameter: 40035,
+  invalidAgentId: 40056,
+  missingAccessToken: 41001,
+  missingCorpId: 41002,
+  missingSecret: 41004,
+  accessTokenExpired: 42001,
+  /** Recall of a message older than 24 h (SPEC §5). */
+  recallTooLate: 42052,
+  emptyContent: 44004,
+  contentTooLong: 45002,
+  /** 图文消息的文章数量不符合系统限制: news/mpnews must have 1–8 articles. */
+  articleCountOutOfLimit: 45008,
+  apiFreqOutOfLimit: 45009,
+  dataFormatError: 47001,
+  allRecipientsInvalid: 81013,
+  /** 无权限操作指定的应用: the body's agentid is not the app the access_token was issued for. */
+  noPrivilegeForApp: 301002,
+} as const;
+
+const ERRMSG: Record<number, string> = {
+  [-1]: 'system busy',
+  0: 'ok',
+  40001: 'invalid credential',
+  40007: 'invalid media_id',
+  40008: 'invalid message type',
+  40013: 'invalid corpid',
+  40014: 'invalid access_token',
+  40032: 'invalid userid list size',
+  40035: 'invalid parameter',
+  40056: 'invalid agentid',
+  41001: 'access_token missing',
+  41002: 'corpid missing',
+  41004: 'corpsecret missing',
+  42001: 'access_token expired',
+  42052: 'message recall time out',
+  44004: 'empty content',
+  45002: 'content size out of limit',
+  45008: 'article count out of limit',
+  45009: 'api freq out of limit',
+  47001: 'data format error',
+  81013: 'user & party & tag all invalid',
+  301002: 'api forbidden for this agentid',
+};
+
+/** WeCom appends a hint and a lookup link to every non-zero errmsg; clients must not parse it. */
+export function errmsgFor(errcode: number, detail?: string): string {
+  if (errcode === 0) return 'ok';
+  const base = ERRMSG[errcode] ?? 'simulated error';
+  const withDetail = detail === undefined ? base : `${base}: ${detail}`;
+  return `${withDetail}, hint: [wecom-sim], more info at https://open.work.weixin.qq.com/devtool/query?e=${errcode}`;
+}

@@ -1,0 +1,278 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sendCallback } from './callback.js';
+import { type ApiAnswer, Corp, parseJsonObject } from './corp.js';
+import { ERRCODE, errmsgFor } from './errcodes.js';
+import { InspectionRequestError, SimulatorError } from './errors.js';
+import { Faults, parseFaultKind, parseFaultPath } from './faults.js';
+import { RequestLog } from './request-log.js';
+import type { FaultKind, FaultPath, SimulatorOptions, WecomSimulator } from './types.js';
+
+const DEFAULT_LATENCY_MS = 20;
+const REQUEST_LOG_CAPACITY = 10_000;
+/** A 'timeout' fault holds the request at most this long, then drops the connection. */
+const HOLD_CAP_MS = 60_000;
+/** mpnews content may be 666 KB; anything far above that is not a WeCom request. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+const API_ROUTES: Record<string, FaultPath> = {
+  '/cgi-bin/gettoken': 'gettoken',
+  '/cgi-bin/message/send': 'send',
+  '/cgi-bin/message/recall': 'recall',
+};
+
+interface RequestContext {
+  /** The errcode answered, for the request log; null while there is none. */
+  errcode: number | null;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.destroy();
+        reject(new InspectionRequestError('request body too large', { size }));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=UTF-8',
+    'content-length': Buffer.byteLength(json),
+  });
+  res.end(json);
+}
+
+/**
+ * Starts a WeCom server-API simulator on loopback.
+ *
+ * @example
+ * const sim = await startWecomSimulator({ apps: [{ corpId: 'ww1', secret: 's', agentId: 1000002 }] });
+ * process.env.WECOM_API_BASE = sim.url;
+ * // ... later
+ * await sim.stop();
+ */
+export async function startWecomSimulator(opts: SimulatorOptions): Promise<WecomSimulator> {
+  const corp = new Corp(opts);
+  const faults = new Faults(opts.random ?? Math.random);
+  const log = new RequestLog(REQUEST_LOG_CAPACITY);
+  const held = new Set<{ timer: NodeJS.Timeout; res: ServerResponse }>();
+  let latencyMs = opts.latencyMs ?? DEFAULT_LATENCY_MS;
+  let stopped = false;
+
+  const setLatency = (ms: number): void => {
+    if (!Number.isFinite(ms) || ms < 0) throw new InspectionRequestError('latency must be >= 0 ms', { ms });
+    latencyMs = ms;
+  };
+
+  const answerApi = (res: ServerResponse, ctx: RequestContext, body: ApiAnswer): void => {
+    ctx.errcode = body.errcode;
+    corp.recordAnswer(body.errcode);
+    // WeCom answers its own errors with HTTP 200; only the errcode tells them apart.
+    writeJson(res, 200, body);
+  };
+
+  const hold = (res: ServerResponse): void => {
+    const entry = { res, timer: setTimeout(() => res.socket?.destroy(), HOLD_CAP_MS) };
+    held.add(entry);
+    res.once('close', () => {
+      clearTimeout(entry.timer);
+      held.delete(entry);
+    });
+  };
+
+  const runApi = (path: FaultPath, query: URLSearchParams, body: string): ApiAnswer => {
+    if (path === 'gettoken') return corp.gettoken(query.get('corpid'), query.get('corpsecret'));
+    if (path === 'send') return corp.send(query.get('access_token'), body);
+    return corp.recall(query.get('access_token'), body);
+  };
+
+  const applyFault = (
+    fault: FaultKind,
+    path: FaultPath,
+    query: URLSearchParams,
+    body: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+  ): void => {
+    if (fault === 'reset') {
+      req.socket.destroy();
+      return;
+    }
+    if (fault === 'http500') {
+      // What a broken gateway in front of WeCom returns: an HTML page, not JSON.
+      res.writeHead(500, { 'content-type': 'text/html' });
+      res.end('<html><body><h1>500 Internal Server Error</h1></body></html>');
+      return;
+    }
+    if (fault === 'timeout') {
+      hold(res);
+      return;
+    }
+    if (fault === 'timeoutAfterDelivery') {
+      // The call takes effect (the message reaches the inboxes) but the answer never arrives:
+      // the "unknown outcome" a sender must resolve without making WeCom deliver twice.
+      runApi(path, query, body);
+      hold(res);
+      return;
+    }
+    if (fault.errcode === ERRCODE.accessTokenExpired) corp.revokeToken(query.get('access_token'));
+    answerApi(res, ctx, { errcode: fault.errcode, errmsg: errmsgFor(fault.errcode, 'injected fault') });
+  };
+
+  const handleApi = async (
+    path: FaultPath,
+    query: URLSearchParams,
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+  ): Promise<void> => {
+    const body = path === 'gettoken' ? '' : await readBody(req);
+    corp.countCall(path);
+    if (latencyMs > 0) await sleep(latencyMs);
+    if (stopped || res.destroyed) return;
+    const fault = faults.next(path);
+    if (fault !== undefined) applyFault(fault, path, query, body, req, res, ctx);
+    else answerApi(res, ctx, runApi(path, query, body));
+  };
+
+  const handleInspection = async (path: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const route = path.slice('/__sim/'.length);
+    if (req.method === 'GET') {
+      if (route === 'stats') return writeJson(res, 200, corp.stats());
+      if (route === 'drops') return writeJson(res, 200, corp.drops());
+      if (route === 'requests') return writeJson(res, 200, log.list());
+      if (route.startsWith('inbox/'))
+        return writeJson(res, 200, corp.inbox(decodeURIComponent(route.slice(6))));
+    }
+    if (req.method === 'POST') {
+      const raw = await readBody(req);
+      const body = raw.trim() === '' ? {} : parseJsonObject(raw);
+      if (body === undefined) throw new InspectionRequestError('body must be a JSON object');
+      if (route === 'reset') {
+        simulator.reset();
+        return writeJson(res, 200, { ok: true });
+      }
+      if (route === 'invalidate-tokens') {
+        corp.revokeAllTokens();
+        return writeJson(res, 200, { ok: true });
+      }
+      if (route === 'latency') {
+        setLatency(typeof body.ms === 'number' ? body.ms : Number.NaN);
+        return writeJson(res, 200, { ok: true, latencyMs });
+      }
+      if (route === 'faults') {
+        applyFaultRequest(body);
+        return writeJson(res, 200, { ok: true });
+      }
+    }
+    writeJson(res, 404, { error: 'not found', code: 'SIM_NOT_FOUND' });
+  };
+
+  const applyFaultRequest = (body: Record<string, unknown>): void => {
+    if (body.clear === true) faults.clear();
+    const rate = body.rate as Record<string, unknown> | undefined;
+    if (rate !== undefined) {
+      if (typeof rate.rate !== 'number') throw new InspectionRequestError('rate.rate must be a number');
+      faults.setRate(parseFaultKind(rate.kind), rate.rate, { path: parseFaultPath(rate.path) });
+    }
+    const script = body.script as Record<string, unknown> | undefined;
+    if (script !== undefined) {
+      if (!Array.isArray(script.kinds)) throw new InspectionRequestError('script.kinds must be an array');
+      const kinds = script.kinds.map((k: unknown) => (k === 'ok' ? 'ok' : parseFaultKind(k)));
+      faults.script(kinds, { path: parseFaultPath(script.path) });
+    }
+  };
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    const at = corp.now();
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+
+    if (path.startsWith('/__sim/')) {
+      handleInspection(path, req, res).catch((err: unknown) => {
+        if (res.headersSent) return;
+        if (err instanceof SimulatorError) writeJson(res, 400, { error: err.message, code: err.code });
+        else writeJson(res, 500, { error: 'internal error', code: 'SIM_INTERNAL' });
+      });
+      return;
+    }
+
+    const ctx: RequestContext = { errcode: null };
+    res.once('close', () => {
+      log.push({
+        at,
+        path,
+        errcode: ctx.errcode,
+        httpStatus: res.headersSent ? res.statusCode : 0,
+        durationMs: performance.now() - started,
+      });
+    });
+    const apiPath = API_ROUTES[path];
+    if (apiPath === undefined) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+      return;
+    }
+    const query = new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1));
+    handleApi(apiPath, query, req, res, ctx).catch(() => {
+      // Only an oversized or aborted body gets here; WeCom would drop such a connection too.
+      res.destroy();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  const simulator: WecomSimulator = {
+    url: `http://${host}:${address.port}`,
+    faults,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const entry of held) {
+        clearTimeout(entry.timer);
+        entry.res.socket?.destroy();
+      }
+      held.clear();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+    reset() {
+      corp.reset();
+      faults.clear();
+      log.clear();
+    },
+    setLatency,
+    stats: () => corp.stats(),
+    inbox: (userId) => corp.inbox(userId),
+    drops: () => corp.drops(),
+    requests: () => log.list(),
+    invalidateTokens: () => corp.revokeAllTokens(),
+    sendCallback: (args) => sendCallback(args, corp.now()),
+  };
+  return simulator;
+}
