@@ -1,2 +1,5 @@
-// Placeholder: replaced by the real handler (see lib/). Exists so that infra/ can bundle.
-export const handler = async (): Promise<void> => {};
+import { createIngestDeps } from '#lib/runtime/index.js';
+import { wrapIngestHandler } from './app.js';
+
+// Built once per container, during Lambda's init phase: config, clients and logger are reused by warm calls.
+export const handler = wrapIngestHandler(await createIngestDeps());

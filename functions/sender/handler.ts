@@ -1,2 +1,6 @@
-// Placeholder: replaced by the real handler (see lib/). Exists so that infra/ can bundle.
-export const handler = async (): Promise<void> => {};
+import { createSenderDeps } from '#lib/runtime/index.js';
+import { wrapSenderHandler } from './app.js';
+
+// Built once per container, during Lambda's init phase: the undici pool, token cache and quota blocks live
+// across warm invocations.
+export const handler = wrapSenderHandler(await createSenderDeps());

@@ -94,7 +94,9 @@ export const DEFAULT_SENDER_CONCURRENCY = 6;
  * throttled receives count toward maxReceiveCount. High gets a third (at least 2, Lambda's minimum);
  * it carries alerts, which are few but must not wait behind the normal backlog.
  */
-export function senderEventSources(reservedConcurrency = DEFAULT_SENDER_CONCURRENCY): EventSourceDefinition[] {
+export function senderEventSources(
+  reservedConcurrency = DEFAULT_SENDER_CONCURRENCY,
+): EventSourceDefinition[] {
   if (!Number.isInteger(reservedConcurrency) || reservedConcurrency < 4) {
     throw new RangeError(
       `sender concurrency must be an integer >= 4 (2 per lane, Lambda's minimum), got ${reservedConcurrency}`,

@@ -1,0 +1,31 @@
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { LaneName } from '#lib/resources/index.js';
+import { type IncomingRecord, processBatch, type SenderDeps } from '#lib/sender/index.js';
+import { flushMetrics } from '../shared/middleware.js';
+
+/** Which lane a record came from: its queue's name is the last part of both the ARN and the queue URL. */
+const laneOf = (deps: { env: { queueUrls: Record<LaneName, string> } }, arn: string): LaneName => {
+  const name = arn.split(':').pop();
+  return deps.env.queueUrls.high.split('/').pop() === name ? 'high' : 'normal';
+};
+
+/** The bare handler: SQS event → lib/sender → partial batch response. */
+export const createSenderHandler =
+  (deps: SenderDeps & { env: { queueUrls: Record<LaneName, string> } }) =>
+  async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const records: IncomingRecord[] = event.Records.map((r) => ({
+      sqsMessageId: r.messageId,
+      receiptHandle: r.receiptHandle,
+      body: r.body,
+      receiveCount: Number(r.attributes.ApproximateReceiveCount) || 1,
+      lane: laneOf(deps, r.eventSourceARN),
+    }));
+    const { failures } = await processBatch(deps, records);
+    return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+  };
+
+export const wrapSenderHandler = (deps: Parameters<typeof createSenderHandler>[0]) =>
+  middy<SQSEvent, SQSBatchResponse, Error, Context>(createSenderHandler(deps)).use(
+    flushMetrics(deps.metrics),
+  );

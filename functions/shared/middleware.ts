@@ -1,0 +1,61 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import {
+  BadRequestError,
+  HttpError,
+  PayloadTooLargeError,
+  toErrorResponse,
+  UnsupportedMediaTypeError,
+} from '#lib/http/index.js';
+import type { Logger, Metrics } from '#lib/observability/index.js';
+
+export type HttpEvent = APIGatewayProxyEventV2 & { parsedBody?: unknown };
+type HttpMiddleware = MiddlewareObj<HttpEvent, APIGatewayProxyResultV2, Error, Context>;
+
+/** The one place where errors become HTTP responses: known ones as 4xx, anything else as a logged 500. */
+export const httpErrors = (logger: Logger): HttpMiddleware => ({
+  onError: async (request) => {
+    const err = request.error;
+    if (!(err instanceof HttpError)) {
+      logger.error('unhandled error', {
+        err,
+        routeKey: request.event.routeKey,
+        requestId: request.context.awsRequestId,
+      });
+    } else if (err.status >= 500) {
+      logger.warn('request failed', { code: err.code, routeKey: request.event.routeKey });
+    }
+    request.response = toErrorResponse(err);
+  },
+});
+
+/**
+ * Body parsing for POST routes: JSON only (415), at most `maxBytes` (413), well-formed (400). Runs before the
+ * handler so a rejected body never reaches domain code.
+ */
+export const jsonBody = (maxBytes: number): HttpMiddleware => ({
+  before: async (request) => {
+    const event = request.event;
+    if (event.requestContext.http.method !== 'POST' || event.routeKey.endsWith('/recall')) return;
+    const contentType = (event.headers['content-type'] ?? '').toLowerCase();
+    if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/.test(contentType))
+      throw new UnsupportedMediaTypeError();
+    const raw = event.body
+      ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8')
+      : Buffer.alloc(0);
+    if (raw.length > maxBytes) throw new PayloadTooLargeError(maxBytes);
+    if (raw.length === 0)
+      throw new BadRequestError('invalid_json', 'request body is empty; send a JSON object');
+    try {
+      event.parsedBody = JSON.parse(raw.toString('utf8'));
+    } catch (err) {
+      throw new BadRequestError('invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
+    }
+  },
+});
+
+/** Writes the invocation's metrics as one EMF line, whatever the outcome. */
+export const flushMetrics = <E, R>(metrics: Metrics): MiddlewareObj<E, R, Error, Context> => ({
+  after: async () => metrics.flush(),
+  onError: async () => metrics.flush(),
+});

@@ -1,0 +1,118 @@
+import * as v from 'valibot';
+
+/**
+ * WeCom limits that the defaults below are derived from (https://developer.work.weixin.qq.com/document/path/90236
+ * and the "频率限制" page): per app per member 30 messages/min and 1000/hour (excess silently dropped), per corp
+ * per API 10,000 calls/min and 150,000/hour, per app per day seats × 200 person-times.
+ */
+export const QUOTA_DEFAULTS = {
+  perMinute: 10_000,
+  perHour: 150_000,
+  perDay: 100_000,
+  perMemberPerMinute: 30,
+  perMemberPerHour: 1_000,
+  safetyMargin: 0.2,
+  /** Share of each quota that normal-priority messages may use; the rest is kept for `high`. */
+  normalShare: 0.8,
+} as const;
+
+const nonEmpty = (what: string) =>
+  v.pipe(v.string(`${what} must be a string`), v.minLength(1, `${what} must not be empty`));
+const positiveInt = v.pipe(
+  v.number('must be a number'),
+  v.integer('must be an integer'),
+  v.minValue(1, 'must be >= 1'),
+);
+
+const QuotaSchema = v.strictObject({
+  perMinute: v.optional(positiveInt, QUOTA_DEFAULTS.perMinute),
+  perHour: v.optional(positiveInt, QUOTA_DEFAULTS.perHour),
+  perDay: v.optional(positiveInt, QUOTA_DEFAULTS.perDay),
+  perMemberPerMinute: v.optional(
+    v.pipe(positiveInt, v.maxValue(30, 'WeCom allows at most 30 messages per member per minute')),
+    QUOTA_DEFAULTS.perMemberPerMinute,
+  ),
+  perMemberPerHour: v.optional(
+    v.pipe(positiveInt, v.maxValue(1000, 'WeCom allows at most 1000 messages per member per hour')),
+    QUOTA_DEFAULTS.perMemberPerHour,
+  ),
+  safetyMargin: v.optional(
+    v.pipe(v.number('must be a number'), v.minValue(0, 'must be >= 0'), v.maxValue(0.9, 'must be <= 0.9')),
+    QUOTA_DEFAULTS.safetyMargin,
+  ),
+  normalShare: v.optional(
+    v.pipe(v.number('must be a number'), v.minValue(0.1, 'must be >= 0.1'), v.maxValue(1, 'must be <= 1')),
+    QUOTA_DEFAULTS.normalShare,
+  ),
+});
+
+const AppSchema = v.strictObject({
+  corpId: nonEmpty('corpId'),
+  agentId: v.pipe(
+    v.number('agentId must be a number'),
+    v.integer('agentId must be an integer'),
+    v.minValue(1),
+  ),
+  secret: nonEmpty('secret'),
+  callback: v.optional(
+    v.strictObject({
+      token: nonEmpty('token'),
+      encodingAESKey: v.pipe(
+        v.string(),
+        v.regex(
+          /^[A-Za-z0-9+/]{43}$/,
+          'encodingAESKey must be exactly 43 base64 characters (as shown in WeCom)',
+        ),
+      ),
+    }),
+  ),
+  quota: v.optional(QuotaSchema, {}),
+  /** Default webhook for this app's messages that set no callback_url. */
+  webhook: v.optional(
+    v.strictObject({ url: v.optional(v.pipe(v.string(), v.url())), secret: v.optional(v.string()) }),
+  ),
+});
+
+const APP_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+const ApiKeySchema = v.strictObject({
+  name: nonEmpty('name'),
+  sha256: v.pipe(
+    v.string(),
+    v.regex(/^[0-9a-f]{64}$/, 'must be the lowercase hex SHA-256 of the key (echo -n KEY | sha256sum)'),
+  ),
+  apps: v.pipe(v.array(nonEmpty('app name')), v.minLength(1, 'must list at least one app')),
+  scopes: v.optional(v.array(v.picklist(['messages:write', 'messages:read', 'messages:recall'])), [
+    'messages:write',
+    'messages:read',
+    'messages:recall',
+  ]),
+});
+
+export const GatewayConfigSchema = v.pipe(
+  v.strictObject({
+    apps: v.pipe(
+      v.record(v.pipe(v.string(), v.regex(APP_NAME, 'app names are 1-64 of [A-Za-z0-9_-]')), AppSchema),
+      v.check((apps) => Object.keys(apps).length > 0, 'at least one app is required'),
+    ),
+    apiKeys: v.array(ApiKeySchema),
+    /** Days a message record (and its status) is kept. */
+    retentionDays: v.optional(v.pipe(positiveInt, v.maxValue(3650)), 30),
+    /** Hours an Idempotency-Key is remembered. */
+    idempotencyHours: v.optional(v.pipe(positiveInt, v.maxValue(24 * 7)), 24),
+    /** Local stack only: allow webhooks to loopback (never set this in AWS). */
+    allowLoopbackWebhooks: v.optional(v.boolean(), false),
+  }),
+  v.forward(
+    v.check(
+      (c) => c.apiKeys.every((k) => k.apps.every((a) => a in c.apps)),
+      'every app listed by an API key must be configured under apps',
+    ),
+    ['apiKeys'],
+  ),
+);
+
+export type GatewayConfig = v.InferOutput<typeof GatewayConfigSchema>;
+export type AppConfig = GatewayConfig['apps'][string];
+export type QuotaConfig = AppConfig['quota'];
+export type ApiKeyConfig = GatewayConfig['apiKeys'][number];

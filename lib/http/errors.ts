@@ -1,0 +1,96 @@
+/** Errors with an HTTP meaning. Mapped to responses in exactly one place: {@link toErrorResponse}. */
+export class HttpError extends Error {
+  override readonly name: string = 'HttpError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: readonly unknown[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export class BadRequestError extends HttpError {
+  override readonly name = 'BadRequestError';
+  constructor(code: string, message: string, details: readonly unknown[] = []) {
+    super(400, code, message, details);
+  }
+}
+export class UnauthorizedError extends HttpError {
+  override readonly name = 'UnauthorizedError';
+  constructor(message = 'missing or invalid API key (Authorization: Bearer <key>)') {
+    super(401, 'unauthorized', message, [], { 'www-authenticate': 'Bearer' });
+  }
+}
+export class ForbiddenError extends HttpError {
+  override readonly name = 'ForbiddenError';
+  constructor(message: string) {
+    super(403, 'forbidden', message);
+  }
+}
+export class NotFoundError extends HttpError {
+  override readonly name = 'NotFoundError';
+  constructor(message = 'not found') {
+    super(404, 'not_found', message);
+  }
+}
+export class ConflictError extends HttpError {
+  override readonly name = 'ConflictError';
+  constructor(code: string, message: string) {
+    super(409, code, message);
+  }
+}
+export class PayloadTooLargeError extends HttpError {
+  override readonly name = 'PayloadTooLargeError';
+  constructor(limit: number) {
+    super(413, 'payload_too_large', `request body exceeds ${limit} bytes`);
+  }
+}
+export class UnsupportedMediaTypeError extends HttpError {
+  override readonly name = 'UnsupportedMediaTypeError';
+  constructor() {
+    super(415, 'unsupported_media_type', 'send the body as JSON with Content-Type: application/json');
+  }
+}
+export class ServiceUnavailableError extends HttpError {
+  override readonly name = 'ServiceUnavailableError';
+  constructor(message: string) {
+    super(503, 'unavailable', message, [], { 'retry-after': '1' });
+  }
+}
+
+export interface HttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export const json = (
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): HttpResponse => ({
+  statusCode,
+  headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  body: JSON.stringify(body),
+});
+
+/** Known errors → their 4xx/503 body; anything else → a generic 500 whose details stay in the log. */
+export function toErrorResponse(err: unknown): HttpResponse {
+  if (err instanceof HttpError) {
+    return json(
+      err.status,
+      {
+        error: {
+          code: err.code,
+          message: err.message,
+          ...(err.details.length ? { details: err.details } : {}),
+        },
+      },
+      err.headers,
+    );
+  }
+  return json(500, { error: { code: 'internal_error', message: 'internal error' } });
+}

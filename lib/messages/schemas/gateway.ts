@@ -1,0 +1,72 @@
+import * as v from 'valibot';
+import { EMPTY, maxChars, oneOf } from '../issues.js';
+import { GATEWAY_LIMITS as G, LIMITS } from '../limits.js';
+
+/** Gateway fields (SPEC §2) and WeCom's send flags, validated apart from the msgtype object. */
+
+const maxKeyChars = (max: number) =>
+  v.maxGraphemes<string, number, (issue: v.MaxGraphemesIssue<string, number>) => string>(
+    max,
+    (issue) => `key is ${issue.received} characters, max ${max}`,
+  );
+
+/** Syntax only: DNS resolution and the private-address (SSRF) checks happen when the webhook is sent. */
+function isAbsoluteHttpsUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return url.protocol === 'https:' && url.hostname !== '';
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+const MetadataSchema = v.pipe(
+  v.custom<Record<string, unknown>>(isPlainObject, 'must be an object'),
+  v.record(
+    v.pipe(v.string(), v.nonEmpty('key must not be empty'), maxKeyChars(G.maxMetadataKeyChars)),
+    v.pipe(v.string(), maxChars(G.maxMetadataValueChars)),
+  ),
+  v.maxEntries(G.maxMetadataPairs, (issue) => `${issue.received} pairs, max ${G.maxMetadataPairs}`),
+);
+
+export const GatewayFieldsSchema = v.object({
+  app: v.pipe(
+    v.string(),
+    v.nonEmpty(EMPTY),
+    maxChars(G.maxAppChars),
+    v.regex(/^[A-Za-z0-9_-]*$/, 'may only contain letters, digits, _ and -'),
+  ),
+  priority: v.optional(oneOf(['high', 'normal']), 'normal'),
+  callback_url: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(
+        G.maxCallbackUrlChars,
+        (issue) => `${issue.received} characters, max ${G.maxCallbackUrlChars}`,
+      ),
+      v.check(isAbsoluteHttpsUrl, 'must be an absolute https: URL'),
+    ),
+  ),
+  metadata: v.optional(MetadataSchema),
+  /** safe: 0 shareable, 1 watermarked and not shareable, 2 shareable inside the corp (mpnews only). */
+  safe: v.optional(oneOf([0, 1, 2])),
+  enable_id_trans: v.optional(oneOf([0, 1])),
+  enable_duplicate_check: v.optional(oneOf([0, 1])),
+  /** "默认1800s,最大不超过4小时". */
+  duplicate_check_interval: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer('must be an integer number of seconds'),
+      v.minValue(1, (issue) => `${issue.received} seconds, min 1`),
+      v.maxValue(
+        LIMITS.options.maxDuplicateCheckIntervalSeconds,
+        (issue) => `${issue.received} seconds, max ${LIMITS.options.maxDuplicateCheckIntervalSeconds}`,
+      ),
+    ),
+  ),
+});
+
+export type GatewayFields = v.InferOutput<typeof GatewayFieldsSchema>;
+
+/** Keys valibot's record() skips silently; rejected so metadata is echoed back exactly as sent. */
+export const RESERVED_METADATA_KEYS: readonly string[] = ['__proto__', 'prototype', 'constructor'];

@@ -1,0 +1,41 @@
+import type { CARD_TYPE_NAMES, MSG_TYPE_NAMES } from './limits.js';
+
+export type Priority = 'high' | 'normal';
+export type MsgType = (typeof MSG_TYPE_NAMES)[number];
+export type CardType = (typeof CARD_TYPE_NAMES)[number];
+
+export interface Recipients {
+  touser: string[];
+  toparty: string[];
+  totag: string[];
+}
+
+/** WeCom `message/send` flags, passed through unchanged once validated. */
+export interface SendOptions {
+  safe?: 0 | 1 | 2;
+  enable_id_trans?: 0 | 1;
+  enable_duplicate_check?: 0 | 1;
+  duplicate_check_interval?: number;
+}
+
+/** A validated, normalized `POST /v1/messages` body. */
+export interface MessageRequest {
+  app: string;
+  priority: Priority;
+  callbackUrl?: string;
+  metadata?: Record<string, string>;
+  /** Trimmed, de-duplicated, in first-seen order. `@all` only ever appears alone in `touser`. */
+  recipients: Recipients;
+  msgtype: MsgType;
+  /** The msgtype object exactly as it will be sent to WeCom (e.g. the `text` object). */
+  content: Record<string, unknown>;
+  options: SendOptions;
+}
+
+/** One problem with the request: `field` is a path such as `news.articles[3].title` ('(body)' for the body itself). */
+export interface ValidationIssue {
+  field: string;
+  message: string;
+}
+
+export type ValidationResult = { ok: true; value: MessageRequest } | { ok: false; issues: ValidationIssue[] };

@@ -1,0 +1,97 @@
+import type { MessageRequest, Priority } from '#lib/messages/index.js';
+
+/** Status machine (SPEC §2): queued → (deferred ⇄ queued) → sent | failed | dead; sent → recalled. */
+export const STATUS = {
+  queued: 'queued',
+  deferred: 'deferred',
+  sent: 'sent',
+  failed: 'failed',
+  dead: 'dead',
+  recalled: 'recalled',
+} as const;
+export type MessageStatus = (typeof STATUS)[keyof typeof STATUS];
+
+/** Statuses after which the sender must never call WeCom for this message again. */
+export const TERMINAL_STATUSES: ReadonlySet<MessageStatus> = new Set([
+  STATUS.sent,
+  STATUS.failed,
+  STATUS.dead,
+  STATUS.recalled,
+]);
+
+export interface WecomReceipt {
+  msgid: string;
+  invaliduser?: string;
+  invalidparty?: string;
+  invalidtag?: string;
+  unlicenseduser?: string;
+}
+
+export interface MessageError {
+  code: string;
+  message: string;
+  wecom_errcode?: number;
+}
+
+export interface MessageEvent {
+  at: string;
+  type: string;
+  detail?: string;
+}
+
+/** What the gateway stores per accepted message. */
+export interface MessageRecord {
+  id: string;
+  app: string;
+  status: MessageStatus;
+  priority: Priority;
+  attempts: number;
+  createdAt: string;
+  updatedAt: string;
+  sentAt?: string;
+  metadata?: Record<string, string>;
+  callbackUrl?: string;
+  /** Name of the API key that submitted it. */
+  apiKey: string;
+  request: MessageRequest;
+  wecom?: WecomReceipt;
+  error?: MessageError;
+  events?: MessageEvent[];
+  /**
+   * Deferral generation: every deferral re-enqueues a fresh SQS copy with generation + 1, so a stale copy
+   * (its original was not deleted) recognises itself and is dropped instead of sending twice.
+   */
+  generation: number;
+  /**
+   * Set when the sender knows its last attempt did not reach WeCom (a definite WeCom error or a deferral).
+   * Absent after an attempt with an unknown outcome (timeout, crash): a retry then asks WeCom to drop duplicates.
+   */
+  lastAttemptReachedWecom?: false;
+  /** Epoch seconds; DynamoDB TTL. */
+  expiresAt: number;
+}
+
+/** The SQS message body: everything the sender needs, so a first delivery needs no DynamoDB read. */
+export interface QueuedMessage {
+  v: 1;
+  id: string;
+  app: string;
+  priority: Priority;
+  createdAt: string;
+  expiresAt: number;
+  apiKey: string;
+  request: MessageRequest;
+  generation: number;
+}
+
+export const toQueuedMessage = (r: MessageRecord): QueuedMessage => ({
+  v: 1,
+  id: r.id,
+  app: r.app,
+  priority: r.priority,
+  createdAt: r.createdAt,
+  expiresAt: r.expiresAt,
+  apiKey: r.apiKey,
+  request: r.request,
+  generation: r.generation,
+});

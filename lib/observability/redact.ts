@@ -1,0 +1,29 @@
+/** Keys whose values are never logged (WeCom secrets and tokens, API keys, signatures). */
+const SECRET_KEY = /secret|token|authorization|password|api[-_]?key|signature|encodingaeskey|sha256/i;
+/** WeCom puts the token and secret in query strings: `?access_token=…`, `?corpsecret=…`. */
+const SECRET_QUERY = /([?&](?:access_token|corpsecret|secret|token)=)[^&\s"]*/gi;
+
+export const REDACTED = '[redacted]';
+
+/** Deep-copies a log value, replacing secrets. Errors become plain objects with name, message, code, stack. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 8) return '[depth]';
+  if (typeof value === 'string') return value.replace(SECRET_QUERY, `$1${REDACTED}`);
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) {
+    const err = value as Error & { code?: unknown; cause?: unknown };
+    return {
+      name: err.name,
+      message: redact(err.message, depth + 1),
+      ...(err.code !== undefined ? { code: err.code } : {}),
+      ...(err.stack ? { stack: redact(err.stack, depth + 1) } : {}),
+      ...(err.cause !== undefined ? { cause: redact(err.cause, depth + 1) } : {}),
+    };
+  }
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = SECRET_KEY.test(k) && v !== undefined && typeof v !== 'object' ? REDACTED : redact(v, depth + 1);
+  }
+  return out;
+}

@@ -1,0 +1,78 @@
+import {
+  ChangeMessageVisibilityCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { QueuedMessage } from '#lib/model/index.js';
+import type { LaneName } from '#lib/resources/index.js';
+
+/** Port: the priority lanes. */
+export interface MessageQueue {
+  enqueue(lane: LaneName, message: QueuedMessage, delaySeconds?: number): Promise<void>;
+  /** SendMessageBatch in chunks of 10 (the SQS maximum); returns the ids that were not enqueued. */
+  enqueueBatch(lane: LaneName, messages: QueuedMessage[]): Promise<string[]>;
+  /** Makes a received message visible again after `seconds` (how the sender schedules a retry). */
+  retryAfter(lane: LaneName, receiptHandle: string, seconds: number): Promise<void>;
+}
+
+/** SQS allows DelaySeconds and VisibilityTimeout up to 900 s and 12 h respectively. */
+export const MAX_DELAY_SECONDS = 900;
+const MAX_VISIBILITY_SECONDS = 12 * 3600;
+
+export const createSqsClient = (appId: string): SQSClient =>
+  new SQSClient({ userAgentAppId: appId, maxAttempts: 4 });
+
+export class SqsMessageQueue implements MessageQueue {
+  constructor(
+    private readonly sqs: Pick<SQSClient, 'send'>,
+    private readonly urls: Readonly<Record<LaneName, string>>,
+  ) {}
+
+  async enqueue(lane: LaneName, message: QueuedMessage, delaySeconds = 0): Promise<void> {
+    await this.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: this.urls[lane],
+        MessageBody: JSON.stringify(message),
+        DelaySeconds: clamp(delaySeconds, 0, MAX_DELAY_SECONDS),
+      }),
+    );
+  }
+
+  async enqueueBatch(lane: LaneName, messages: QueuedMessage[]): Promise<string[]> {
+    const failed: string[] = [];
+    const chunks: QueuedMessage[][] = [];
+    for (let i = 0; i < messages.length; i += 10) chunks.push(messages.slice(i, i + 10));
+    await Promise.all(
+      chunks.map(async (chunk) => {
+        try {
+          const out = await this.sqs.send(
+            new SendMessageBatchCommand({
+              QueueUrl: this.urls[lane],
+              Entries: chunk.map((m, i) => ({ Id: String(i), MessageBody: JSON.stringify(m) })),
+            }),
+          );
+          for (const f of out.Failed ?? []) {
+            const m = chunk[Number(f.Id)];
+            if (m) failed.push(m.id);
+          }
+        } catch {
+          failed.push(...chunk.map((m) => m.id));
+        }
+      }),
+    );
+    return failed;
+  }
+
+  async retryAfter(lane: LaneName, receiptHandle: string, seconds: number): Promise<void> {
+    await this.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: this.urls[lane],
+        ReceiptHandle: receiptHandle,
+        VisibilityTimeout: clamp(Math.ceil(seconds), 0, MAX_VISIBILITY_SECONDS),
+      }),
+    );
+  }
+}
+
+const clamp = (n: number, min: number, max: number): number => Math.min(max, Math.max(min, Math.round(n)));

@@ -1,0 +1,14 @@
+export { DEFAULT_RETRY, fullJitterSeconds, type RetryPolicy } from './backoff.js';
+export { SenderError, TokenUnavailableError } from './errors.js';
+export { PauseCache } from './pause.js';
+export {
+  effectiveLimit,
+  type QuotaDecision,
+  type QuotaDemand,
+  QuotaGuard,
+  type QuotaScope,
+  type QuotaWindows,
+  WECOM_WINDOWS,
+} from './quota.js';
+export { type IncomingRecord, processBatch, type SenderDeps } from './service.js';
+export { type TokenApp, TokenCache, type TokenCacheOptions } from './token-cache.js';

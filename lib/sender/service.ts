@@ -1,0 +1,388 @@
+import type { AppConfig, GatewayConfig } from '#lib/config/index.js';
+import { countRecipients, toWecomSendBody } from '#lib/messages/index.js';
+import { type MessageRecord, type QueuedMessage, STATUS, TERMINAL_STATUSES } from '#lib/model/index.js';
+import type { Logger, Metrics } from '#lib/observability/index.js';
+import type { MessageQueue } from '#lib/queue/index.js';
+import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
+import type { LaneName } from '#lib/resources/index.js';
+import type { MessageStore } from '#lib/store/index.js';
+import {
+  errcodeHint,
+  type SendResponse,
+  type WecomApi,
+  WecomApiError,
+  WecomTransportError,
+} from '#lib/wecom/index.js';
+import { DEFAULT_RETRY, fullJitterSeconds, type RetryPolicy } from './backoff.js';
+import type { PauseCache } from './pause.js';
+import type { QuotaGuard } from './quota.js';
+import type { TokenCache } from './token-cache.js';
+
+/** One SQS record, as the sender sees it (no Lambda types in lib/). */
+export interface IncomingRecord {
+  /** SQS message id: what `batchItemFailures` names. */
+  sqsMessageId: string;
+  receiptHandle: string;
+  body: string;
+  receiveCount: number;
+  lane: LaneName;
+}
+
+export interface SenderDeps {
+  config: GatewayConfig;
+  messages: MessageStore;
+  queue: MessageQueue;
+  tokens: TokenCache;
+  quota: QuotaGuard;
+  pauses: PauseCache;
+  wecom: Pick<WecomApi, 'send'>;
+  logger: Logger;
+  metrics: Metrics;
+  maxReceiveCount: number;
+  retry?: RetryPolicy;
+  /** Spreads deferred messages over this many seconds past the window start (WeCom: avoid :00 and :30). */
+  deferJitterSeconds?: number;
+  /** How long WeCom blocks an app after 45009 (a minute window: 60 s). */
+  rateLimitPauseMs?: number;
+  now?: () => number;
+  random?: () => number;
+}
+
+/** What became of one record: acknowledged (deleted from the queue) or left for a retry. */
+type Outcome = 'ack' | 'retry';
+
+interface Sent {
+  record: QueuedMessage;
+  response: SendResponse;
+}
+
+/** WeCom's duplicate check looks back at most 4 hours (duplicate_check_interval ≤ 14400 s). */
+const MAX_DUPLICATE_INTERVAL_SECONDS = 14_400;
+
+/**
+ * Delivers one SQS batch. Records are handled concurrently; one bad record never fails the others. Returns the
+ * SQS message ids to report as `batchItemFailures` (their visibility was already set to the retry delay).
+ *
+ * @example const { failures } = await processBatch(deps, records);
+ */
+export async function processBatch(
+  deps: SenderDeps,
+  records: IncomingRecord[],
+): Promise<{ failures: string[] }> {
+  const firstDeliveries: Sent[] = [];
+  const seen = new Set<string>();
+  const outcomes = await Promise.all(
+    records.map(async (r): Promise<Outcome> => {
+      try {
+        return await processRecord(deps, r, seen, firstDeliveries);
+      } catch (err) {
+        deps.logger.error('unexpected error, message will be retried', { err, sqsMessageId: r.sqsMessageId });
+        return scheduleRetry(deps, r, undefined, err);
+      }
+    }),
+  );
+  const failures = records.filter((_, i) => outcomes[i] === 'retry').map((r) => r.sqsMessageId);
+  if (firstDeliveries.length > 0) {
+    // First deliveries: the record is exactly what ingest stored, so one BatchWriteItem records them all.
+    const now = new Date(nowOf(deps)).toISOString();
+    const unwritten = await deps.messages
+      .putSentBatch(firstDeliveries.map((s) => sentRecord(s, now)))
+      .catch((err: unknown) => {
+        deps.logger.error('recording sent messages failed; they will be re-checked on redelivery', { err });
+        return firstDeliveries.map((s) => s.record.id);
+      });
+    // Not recorded → let SQS redeliver: the redelivery reads the record, resends with WeCom's duplicate check on,
+    // and WeCom drops the repeat. Nothing is lost and nothing is shown twice.
+    for (const id of unwritten) {
+      const r = records.find((x) => parse(x.body)?.id === id);
+      if (r) failures.push(r.sqsMessageId);
+    }
+  }
+  return { failures };
+}
+
+async function processRecord(
+  deps: SenderDeps,
+  r: IncomingRecord,
+  seen: Set<string>,
+  firstDeliveries: Sent[],
+): Promise<Outcome> {
+  const msg = parse(r.body);
+  if (!msg) {
+    deps.logger.error('dropping unparsable queue message', { sqsMessageId: r.sqsMessageId });
+    return 'ack';
+  }
+  const log = deps.logger.child({ messageId: msg.id, app: msg.app, receiveCount: r.receiveCount });
+  // SQS standard queues may hand the same message twice, even in one batch.
+  const copyKey = `${msg.id}#${msg.generation}`;
+  if (seen.has(copyKey)) return 'ack';
+  seen.add(copyKey);
+
+  const app = deps.config.apps[msg.app];
+  if (!app) {
+    await fail(deps, msg, { code: 'app_not_configured', message: `app ${msg.app} is no longer configured` });
+    return 'ack';
+  }
+
+  // Redelivery: the only case that pays a read. A first delivery trusts its body.
+  let duplicateCheck = false;
+  let stored: MessageRecord | undefined;
+  if (r.receiveCount > 1) {
+    stored = await deps.messages.get(msg.id);
+    if (!stored) {
+      log.warn('record gone (retention expired?); dropping redelivered message');
+      return 'ack';
+    }
+    if (TERMINAL_STATUSES.has(stored.status) || stored.generation > msg.generation) {
+      deps.metrics.count('DuplicateSuppressed');
+      log.info('already handled; acknowledged without calling WeCom', { status: stored.status });
+      return 'ack';
+    }
+    // A previous attempt may have reached WeCom: let WeCom drop the repeat.
+    duplicateCheck = stored.lastAttemptReachedWecom !== false;
+  }
+
+  const pausedUntil = await deps.pauses.pausedUntil(msg.app);
+  if (pausedUntil) return defer(deps, r, msg, pausedUntil, 'app paused after 45009');
+
+  const decision = await deps.quota.acquire({
+    app: msg.app,
+    quota: app.quota,
+    priority: msg.priority,
+    members: msg.request.recipients.touser.filter((u) => u !== '@all'),
+    personTimes: countRecipients(msg.request),
+  });
+  if (!decision.ok) return defer(deps, r, msg, decision.retryAtMs, `quota ${decision.scope}`);
+
+  const body = toWecomSendBody(msg.request, app.agentId, { forceDuplicateCheck: duplicateCheck });
+  if (duplicateCheck) {
+    const ageSeconds = Math.ceil((nowOf(deps) - Date.parse(msg.createdAt)) / 1000) + 60;
+    body.duplicate_check_interval = Math.min(
+      MAX_DUPLICATE_INTERVAL_SECONDS,
+      Math.max(Number(body.duplicate_check_interval ?? 1800), ageSeconds),
+    );
+  }
+  try {
+    const response = await sendWithToken(deps, app, body);
+    deps.metrics.count('Sent');
+    if (r.receiveCount === 1 && msg.generation === 0) {
+      firstDeliveries.push({ record: msg, response });
+    } else {
+      const at = new Date(nowOf(deps)).toISOString();
+      await deps.messages.transition(msg.id, {
+        from: [STATUS.queued, STATUS.deferred],
+        to: STATUS.sent,
+        at,
+        sentAt: at,
+        wecom: receipt(response),
+        attemptsDelta: 1,
+        event: { at, type: 'sent', detail: `msgid ${response.msgid}` },
+      });
+    }
+    log.info('sent', { msgid: response.msgid, duplicateCheck });
+    return 'ack';
+  } catch (err) {
+    return handleSendError(deps, r, msg, err, log);
+  }
+}
+
+async function sendWithToken(
+  deps: SenderDeps,
+  app: AppConfig,
+  body: Record<string, unknown>,
+): Promise<SendResponse> {
+  const token = await deps.tokens.get(app);
+  try {
+    return await deps.wecom.send(token, body);
+  } catch (err) {
+    if (!(err instanceof WecomApiError) || err.errclass !== 'token') throw err;
+    // 40014/42001/41001: WeCom invalidated the token early. Refresh once (shared lock), retry once.
+    await deps.tokens.invalidate(app, token);
+    return deps.wecom.send(await deps.tokens.get(app), body);
+  }
+}
+
+async function handleSendError(
+  deps: SenderDeps,
+  r: IncomingRecord,
+  msg: QueuedMessage,
+  err: unknown,
+  log: Logger,
+): Promise<Outcome> {
+  if (err instanceof WecomApiError) {
+    switch (err.errclass) {
+      case 'rateLimited': {
+        deps.metrics.count('RateLimited');
+        const until = nowOf(deps) + (deps.rateLimitPauseMs ?? 60_000);
+        log.warn('WeCom rate limit (45009): pausing app', { untilMs: until });
+        await deps.pauses.pause(msg.app, until, `errcode ${err.errcode}`);
+        return defer(deps, r, msg, until, `WeCom 45009`);
+      }
+      case 'config':
+      case 'permanent': {
+        const hint = errcodeHint(err.errcode, err.errmsg);
+        await fail(deps, msg, {
+          code: err.errclass === 'config' ? 'wecom_config_error' : 'wecom_rejected',
+          message: hint ?? `WeCom rejected the message: ${err.errmsg}`,
+          wecom_errcode: err.errcode,
+        });
+        log.warn('WeCom rejected the message permanently', { errcode: err.errcode, errclass: err.errclass });
+        return 'ack';
+      }
+      default:
+        // retryable, or a token error that persisted after one refresh
+        return scheduleRetry(deps, r, msg, err);
+    }
+  }
+  return scheduleRetry(deps, r, msg, err);
+}
+
+/**
+ * Retry through SQS: the message stays in the queue (reported as a batch item failure) and becomes visible after
+ * a full-jitter backoff. On the last allowed receive it is marked `dead`, since SQS moves it to the DLQ next.
+ */
+async function scheduleRetry(
+  deps: SenderDeps,
+  r: IncomingRecord,
+  msg: QueuedMessage | undefined,
+  err: unknown,
+): Promise<Outcome> {
+  const at = new Date(nowOf(deps)).toISOString();
+  const reached =
+    err instanceof WecomTransportError ? err.reached : err instanceof WecomApiError ? 'no' : 'unknown';
+  const detail =
+    err instanceof WecomApiError
+      ? `errcode ${err.errcode}`
+      : err instanceof Error
+        ? `${(err as { code?: string }).code ?? err.name}`
+        : 'error';
+  if (msg) {
+    const last = r.receiveCount >= deps.maxReceiveCount;
+    await deps.messages
+      .transition(msg.id, {
+        from: [STATUS.queued, STATUS.deferred],
+        to: last ? STATUS.dead : STATUS.queued,
+        at,
+        attemptsDelta: 1,
+        notReachedWecom: reached === 'no',
+        event: { at, type: last ? 'dead' : 'retry', detail },
+        ...(last
+          ? {
+              error: {
+                code: 'retries_exhausted',
+                message: `gave up after ${r.receiveCount} attempts; last error: ${detail}`,
+                ...(err instanceof WecomApiError ? { wecom_errcode: err.errcode } : {}),
+              },
+            }
+          : {}),
+      })
+      .catch((e: unknown) => deps.logger.error('could not record the retry', { err: e, messageId: msg.id }));
+    deps.metrics.count(last ? 'Dead' : 'Retried');
+  }
+  const delay = fullJitterSeconds(r.receiveCount, deps.retry ?? DEFAULT_RETRY, deps.random);
+  await deps.queue
+    .retryAfter(r.lane, r.receiptHandle, delay)
+    .catch((e: unknown) =>
+      deps.logger.warn('could not set the retry delay; the queue default applies', { err: e }),
+    );
+  return 'retry';
+}
+
+/**
+ * Wait for quota without touching the DLQ count: a fresh copy (generation + 1) is enqueued with a delay and the
+ * received one acknowledged. The record's generation tells a stale copy (its delete failed) to stand down.
+ */
+async function defer(
+  deps: SenderDeps,
+  r: IncomingRecord,
+  msg: QueuedMessage,
+  retryAtMs: number,
+  reason: string,
+): Promise<Outcome> {
+  const now = nowOf(deps);
+  const jitter = (deps.random ?? Math.random)() * (deps.deferJitterSeconds ?? 3);
+  const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil((retryAtMs - now) / 1000 + jitter)));
+  const copy: QueuedMessage = { ...msg, generation: msg.generation + 1 };
+  try {
+    await deps.queue.enqueue(r.lane, copy, delaySeconds);
+  } catch (err) {
+    deps.logger.error('could not re-enqueue a deferred message; retrying it through SQS', {
+      err,
+      messageId: msg.id,
+    });
+    return scheduleRetry(deps, r, undefined, err);
+  }
+  const at = new Date(now).toISOString();
+  await deps.messages
+    .transition(msg.id, {
+      from: [STATUS.queued, STATUS.deferred],
+      to: STATUS.deferred,
+      at,
+      generation: copy.generation,
+      notReachedWecom: true,
+      event: { at, type: 'deferred', detail: `${reason}; retry in ${delaySeconds}s` },
+    })
+    .catch((err: unknown) => deps.logger.error('could not record the deferral', { err, messageId: msg.id }));
+  deps.metrics.count('Deferred');
+  return 'ack';
+}
+
+async function fail(
+  deps: SenderDeps,
+  msg: QueuedMessage,
+  error: { code: string; message: string; wecom_errcode?: number },
+): Promise<void> {
+  const at = new Date(nowOf(deps)).toISOString();
+  await deps.messages.transition(msg.id, {
+    from: [STATUS.queued, STATUS.deferred],
+    to: STATUS.failed,
+    at,
+    attemptsDelta: 1,
+    error,
+    event: { at, type: 'failed', detail: error.code },
+  });
+  deps.metrics.count('Failed');
+}
+
+const receipt = (s: SendResponse) => ({
+  msgid: s.msgid,
+  ...(s.invaliduser ? { invaliduser: s.invaliduser } : {}),
+  ...(s.invalidparty ? { invalidparty: s.invalidparty } : {}),
+  ...(s.invalidtag ? { invalidtag: s.invalidtag } : {}),
+  ...(s.unlicenseduser ? { unlicenseduser: s.unlicenseduser } : {}),
+});
+
+function sentRecord({ record: m, response }: Sent, at: string): MessageRecord {
+  return {
+    id: m.id,
+    app: m.app,
+    status: STATUS.sent,
+    priority: m.priority,
+    attempts: 1,
+    createdAt: m.createdAt,
+    updatedAt: at,
+    sentAt: at,
+    ...(m.request.metadata ? { metadata: m.request.metadata } : {}),
+    ...(m.request.callbackUrl ? { callbackUrl: m.request.callbackUrl } : {}),
+    apiKey: m.apiKey,
+    request: m.request,
+    wecom: receipt(response),
+    events: [
+      { at: m.createdAt, type: 'queued' },
+      { at, type: 'sent', detail: `msgid ${response.msgid}` },
+    ],
+    generation: 0,
+    expiresAt: m.expiresAt,
+  };
+}
+
+function parse(body: string): QueuedMessage | undefined {
+  try {
+    const m = JSON.parse(body) as QueuedMessage;
+    return m && m.v === 1 && typeof m.id === 'string' && m.request ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const nowOf = (deps: SenderDeps): number => (deps.now ?? Date.now)();

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import type { StoredToken, TokenStore } from '#lib/store/index.js';
+import type { WecomApi } from '#lib/wecom/index.js';
+import { TokenUnavailableError } from './errors.js';
+
+export interface TokenApp {
+  corpId: string;
+  agentId: number;
+  secret: string;
+}
+
+export interface TokenCacheOptions {
+  /** Refresh this long before expiry so no send ever uses a token in its last seconds (default 5 min). */
+  refreshAheadMs?: number;
+  /** Lock lease: a holder that crashes blocks others for at most this long (default 10 s). */
+  leaseMs?: number;
+  /** How long a caller waits for another holder's refresh before giving up (default 15 s). */
+  maxWaitMs?: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Called after each gettoken call (metrics). */
+  onFetch?: (app: TokenApp) => void;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Access tokens per (corpId, agentId): memory → DynamoDB item → lock item → `gettoken`. Exactly one caller
+ * across all containers holds the lock and calls WeCom; the others poll the item with backoff. WeCom's
+ * 2,000 gettoken calls/day/app and its early invalidations make a "token storm" the classic outage.
+ *
+ * @example const token = await tokens.get(app); // … on 42001: await tokens.invalidate(app, token)
+ */
+export class TokenCache {
+  private readonly memory = new Map<string, StoredToken>();
+  private readonly inflight = new Map<string, Promise<string>>();
+  private readonly owner = randomUUID();
+  private readonly refreshAheadMs: number;
+  private readonly leaseMs: number;
+  private readonly maxWaitMs: number;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(
+    private readonly store: TokenStore,
+    private readonly wecom: Pick<WecomApi, 'getToken'>,
+    private readonly opts: TokenCacheOptions = {},
+  ) {
+    this.refreshAheadMs = opts.refreshAheadMs ?? 5 * 60_000;
+    this.leaseMs = opts.leaseMs ?? 10_000;
+    this.maxWaitMs = opts.maxWaitMs ?? 15_000;
+    this.now = opts.now ?? Date.now;
+    this.sleep = opts.sleep ?? defaultSleep;
+  }
+
+  async get(app: TokenApp): Promise<string> {
+    const key = `${app.corpId}#${app.agentId}`;
+    const cached = this.memory.get(key);
+    if (cached && cached.expiresAtMs - this.refreshAheadMs > this.now()) return cached.token;
+    // Single flight inside the container: concurrent records of one batch share one lookup.
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.load(app, key).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** After 40014/42001/41001: drop the failing token here and in DynamoDB (only if it is still that token). */
+  async invalidate(app: TokenApp, token: string): Promise<void> {
+    const key = `${app.corpId}#${app.agentId}`;
+    if (this.memory.get(key)?.token === token) this.memory.delete(key);
+    await this.store.invalidate(app.corpId, app.agentId, token);
+  }
+
+  private async load(app: TokenApp, key: string): Promise<string> {
+    const started = this.now();
+    let delay = 25;
+    for (;;) {
+      const stored = await this.store.get(app.corpId, app.agentId);
+      if (stored && this.isFresh(stored)) return this.remember(key, stored);
+      if (await this.store.acquireLock(app.corpId, app.agentId, this.owner, this.leaseMs)) {
+        try {
+          // Another holder may have written a token between our read and our lock.
+          const again = await this.store.get(app.corpId, app.agentId);
+          if (again && this.isFresh(again)) return this.remember(key, again);
+          const res = await this.wecom.getToken(app.corpId, app.secret);
+          this.opts.onFetch?.(app);
+          const token = { token: res.access_token, expiresAtMs: this.now() + res.expires_in * 1000 };
+          await this.store.put(app.corpId, app.agentId, token);
+          return this.remember(key, token);
+        } finally {
+          await this.store.releaseLock(app.corpId, app.agentId, this.owner);
+        }
+      }
+      // Someone else is refreshing. A still-valid token (inside the refresh-ahead window) is good to use now.
+      if (stored && stored.expiresAtMs > this.now() + 1_000) return this.remember(key, stored, false);
+      const waited = this.now() - started;
+      if (waited >= this.maxWaitMs) throw new TokenUnavailableError(app.corpId, app.agentId, waited);
+      await this.sleep(delay + Math.random() * delay);
+      delay = Math.min(delay * 2, 500);
+    }
+  }
+
+  private isFresh(t: StoredToken): boolean {
+    return t.expiresAtMs - this.refreshAheadMs > this.now();
+  }
+
+  private remember(key: string, t: StoredToken, cache = true): string {
+    if (cache) this.memory.set(key, t);
+    return t.token;
+  }
+}

@@ -1,0 +1,68 @@
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DocClient, isConditionFailed } from './client.js';
+import { epochSeconds, isExpired, keys } from './keys.js';
+
+export interface IdempotencyEntry {
+  /** SHA-256 of the canonical request body. */
+  bodyHash: string;
+  /** The message id the first request was answered with. */
+  messageId: string;
+}
+
+export type ClaimResult = { claimed: true } | { claimed: false; existing: IdempotencyEntry };
+
+/** Port: Idempotency-Key → first answer, per API key. */
+export interface IdempotencyStore {
+  /** One conditional put: wins when the key is new or its entry expired; otherwise returns the stored entry. */
+  claim(apiKey: string, keyHash: string, entry: IdempotencyEntry, ttlMs: number): Promise<ClaimResult>;
+  /** Forgets a claim whose request then failed (so a retry with the same key can succeed). */
+  release(apiKey: string, keyHash: string, messageId: string): Promise<void>;
+}
+
+export class DynamoIdempotencyStore implements IdempotencyStore {
+  constructor(
+    private readonly db: DocClient,
+    private readonly tableName: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async claim(apiKey: string, keyHash: string, entry: IdempotencyEntry, ttlMs: number): Promise<ClaimResult> {
+    const now = this.now();
+    const key = keys.idempotency(apiKey, keyHash);
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...key, ...entry, expiresAt: epochSeconds(now + ttlMs) },
+          ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+          ExpressionAttributeValues: { ':now': epochSeconds(now) },
+        }),
+      );
+      return { claimed: true };
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+    }
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+    );
+    const item = out.Item as (IdempotencyEntry & { expiresAt: number }) | undefined;
+    // Deleted or expired between the two calls: claim again (bounded by the caller's single retry).
+    if (!item || isExpired(item, now)) return this.claim(apiKey, keyHash, entry, ttlMs);
+    return { claimed: false, existing: { bodyHash: item.bodyHash, messageId: item.messageId } };
+  }
+
+  async release(apiKey: string, keyHash: string, messageId: string): Promise<void> {
+    await this.db
+      .send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: keys.idempotency(apiKey, keyHash),
+          ConditionExpression: 'messageId = :id',
+          ExpressionAttributeValues: { ':id': messageId },
+        }),
+      )
+      .catch((err: unknown) => {
+        if (!isConditionFailed(err)) throw err;
+      });
+  }
+}

@@ -1,0 +1,12 @@
+export { createDocumentClient, type DocClient, isConditionFailed } from './client.js';
+export {
+  type ClaimResult,
+  DynamoIdempotencyStore,
+  type IdempotencyEntry,
+  type IdempotencyStore,
+} from './idempotency-store.js';
+export { ATTR, epochSeconds, isExpired, keys } from './keys.js';
+export { DynamoMessageStore, type MessageStore, recentEvents, type StatusChange } from './message-store.js';
+export { DynamoPauseStore, type PauseStore } from './pause-store.js';
+export { DynamoQuotaStore, type MemberVerdict, type QuotaStore } from './quota-store.js';
+export { DynamoTokenStore, type StoredToken, type TokenStore } from './token-store.js';

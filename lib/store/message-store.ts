@@ -1,0 +1,156 @@
+import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type {
+  MessageError,
+  MessageEvent,
+  MessageRecord,
+  MessageStatus,
+  WecomReceipt,
+} from '#lib/model/index.js';
+import { type DocClient, isConditionFailed } from './client.js';
+import { isExpired, keys } from './keys.js';
+
+/** Port: where message records live. */
+export interface MessageStore {
+  create(record: MessageRecord): Promise<void>;
+  get(id: string): Promise<MessageRecord | undefined>;
+  /**
+   * Writes records that move to `sent` on their first delivery in one BatchWriteItem per 25. The records are
+   * exactly what ingest wrote plus the outcome, so a full put needs no read. Returns ids that were not written.
+   */
+  putSentBatch(records: MessageRecord[]): Promise<string[]>;
+  /** Conditional status change; returns false when the record is missing or its status is not in `from`. */
+  transition(id: string, change: StatusChange): Promise<boolean>;
+}
+
+export interface StatusChange {
+  from: readonly MessageStatus[];
+  to: MessageStatus;
+  at: string;
+  event?: MessageEvent;
+  attemptsDelta?: number;
+  wecom?: WecomReceipt;
+  error?: MessageError;
+  sentAt?: string;
+  generation?: number;
+  /** true: the last attempt certainly did not reach WeCom; false: unknown (clears the marker). */
+  notReachedWecom?: boolean;
+}
+
+/** Keeps the stored event list bounded (DynamoDB items max 400 KB). */
+const MAX_EVENTS = 50;
+
+const stripKeys = (item: Record<string, unknown>): MessageRecord => {
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as unknown as MessageRecord;
+};
+
+export class DynamoMessageStore implements MessageStore {
+  constructor(
+    private readonly db: DocClient,
+    private readonly tableName: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(record: MessageRecord): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keys.message(record.id), ...record },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async get(id: string): Promise<MessageRecord | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: keys.message(id) }));
+    if (!out.Item || isExpired(out.Item as { expiresAt?: number }, this.now())) return undefined;
+    return stripKeys(out.Item);
+  }
+
+  async putSentBatch(records: MessageRecord[]): Promise<string[]> {
+    const failed: string[] = [];
+    for (let i = 0; i < records.length; i += 25) {
+      const chunk = records.slice(i, i + 25);
+      let pending = chunk.map((r) => ({ PutRequest: { Item: { ...keys.message(r.id), ...r } } }));
+      // BatchWriteItem may leave items unprocessed under throttling; retry those a few times with backoff.
+      for (let attempt = 0; pending.length > 0 && attempt < 4; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+        const out = await this.db.send(
+          new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }),
+        );
+        pending = (out.UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
+      }
+      for (const p of pending) failed.push(String((p.PutRequest.Item as { id: string }).id));
+    }
+    return failed;
+  }
+
+  async transition(id: string, c: StatusChange): Promise<boolean> {
+    const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
+    const values: Record<string, unknown> = { ':to': c.to, ':at': c.at };
+    const sets = ['#status = :to', '#updatedAt = :at'];
+    const removes: string[] = [];
+    const adds: string[] = [];
+    const fromKeys = c.from.map((s, i) => {
+      values[`:from${i}`] = s;
+      return `:from${i}`;
+    });
+    if (c.event) {
+      names['#events'] = 'events';
+      values[':event'] = [c.event];
+      values[':empty'] = [];
+      sets.push('#events = list_append(if_not_exists(#events, :empty), :event)');
+    }
+    const optional: [keyof StatusChange, string][] = [
+      ['wecom', 'wecom'],
+      ['error', 'error'],
+      ['sentAt', 'sentAt'],
+      ['generation', 'generation'],
+    ];
+    for (const [field, attr] of optional) {
+      if (c[field] === undefined) continue;
+      names[`#${attr}`] = attr;
+      values[`:${attr}`] = c[field];
+      sets.push(`#${attr} = :${attr}`);
+    }
+    if (c.attemptsDelta) {
+      names['#attempts'] = 'attempts';
+      values[':attempts'] = c.attemptsDelta;
+      adds.push('#attempts :attempts');
+    }
+    if (c.notReachedWecom !== undefined) {
+      names['#lr'] = 'lastAttemptReachedWecom';
+      if (c.notReachedWecom) {
+        values[':false'] = false;
+        sets.push('#lr = :false');
+      } else removes.push('#lr');
+    }
+    const update = [
+      `SET ${sets.join(', ')}`,
+      adds.length ? `ADD ${adds.join(', ')}` : '',
+      removes.length ? `REMOVE ${removes.join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.message(id),
+          UpdateExpression: update,
+          ConditionExpression: `attribute_exists(pk) AND #status IN (${fromKeys.join(', ')})`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailed(err)) return false;
+      throw err;
+    }
+  }
+}
+
+/** Trims the event list a client sees; the store appends, this keeps the newest. */
+export const recentEvents = (events: MessageEvent[] | undefined): MessageEvent[] =>
+  (events ?? []).slice(-MAX_EVENTS);

@@ -1,0 +1,101 @@
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DocClient, isConditionFailed } from './client.js';
+import { epochSeconds, isExpired, keys } from './keys.js';
+
+export interface StoredToken {
+  token: string;
+  /** Epoch ms when WeCom stops accepting it. */
+  expiresAtMs: number;
+}
+
+/** Port: shared access-token cache and its refresh lock, per (corpId, agentId). */
+export interface TokenStore {
+  get(corpId: string, agentId: number): Promise<StoredToken | undefined>;
+  put(corpId: string, agentId: number, token: StoredToken): Promise<void>;
+  /** Deletes the stored token only if it is still `token` (a newer one written meanwhile is kept). */
+  invalidate(corpId: string, agentId: number, token: string): Promise<void>;
+  /** Conditional put of the lock item: succeeds when no lock exists or the holder's lease has run out. */
+  acquireLock(corpId: string, agentId: number, owner: string, leaseMs: number): Promise<boolean>;
+  releaseLock(corpId: string, agentId: number, owner: string): Promise<void>;
+}
+
+export class DynamoTokenStore implements TokenStore {
+  constructor(
+    private readonly db: DocClient,
+    private readonly tableName: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(corpId: string, agentId: number): Promise<StoredToken | undefined> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.token(corpId, agentId), ConsistentRead: true }),
+    );
+    const item = out.Item as (StoredToken & { expiresAt?: number }) | undefined;
+    if (!item || isExpired(item, this.now()) || item.expiresAtMs <= this.now()) return undefined;
+    return { token: item.token, expiresAtMs: item.expiresAtMs };
+  }
+
+  async put(corpId: string, agentId: number, t: StoredToken): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keys.token(corpId, agentId), ...t, expiresAt: epochSeconds(t.expiresAtMs) + 60 },
+      }),
+    );
+  }
+
+  async invalidate(corpId: string, agentId: number, token: string): Promise<void> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: keys.token(corpId, agentId),
+          ConditionExpression: '#token = :token',
+          ExpressionAttributeNames: { '#token': 'token' },
+          ExpressionAttributeValues: { ':token': token },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+    }
+  }
+
+  async acquireLock(corpId: string, agentId: number, owner: string, leaseMs: number): Promise<boolean> {
+    const now = this.now();
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...keys.tokenLock(corpId, agentId),
+            owner,
+            leaseUntil: now + leaseMs,
+            expiresAt: epochSeconds(now + leaseMs) + 60,
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailed(err)) return false;
+      throw err;
+    }
+  }
+
+  async releaseLock(corpId: string, agentId: number, owner: string): Promise<void> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: keys.tokenLock(corpId, agentId),
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':owner': owner },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+    }
+  }
+}

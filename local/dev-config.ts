@@ -1,0 +1,68 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { GatewayConfig } from '#lib/config/index.js';
+
+/** A generated API key: the plaintext (printed once to the developer) and the config holding only its hash. */
+export interface DevKey {
+  key: string;
+  sha256: string;
+}
+
+export const newDevKey = (): DevKey => {
+  const key = `wgw_dev_${randomBytes(18).toString('base64url')}`;
+  return { key, sha256: createHash('sha256').update(key).digest('hex') };
+};
+
+/** The minimal config of SPEC §3 for the offline stack: one app `ops` and one key for it. */
+export function devConfig(key: DevKey): GatewayConfig {
+  return {
+    apps: {
+      ops: {
+        corpId: 'wwlocal000000000001',
+        agentId: 1000002,
+        secret: randomBytes(24).toString('base64url'),
+        quota: {
+          perMinute: 10_000,
+          perHour: 150_000,
+          perDay: 100_000,
+          perMemberPerMinute: 30,
+          perMemberPerHour: 1_000,
+          safetyMargin: 0.2,
+          normalShare: 0.8,
+        },
+      },
+    },
+    apiKeys: [
+      {
+        name: 'dev',
+        sha256: key.sha256,
+        apps: ['ops'],
+        scopes: ['messages:write', 'messages:read', 'messages:recall'],
+      },
+    ],
+    retentionDays: 30,
+    idempotencyHours: 24,
+    allowLoopbackWebhooks: true,
+  };
+}
+
+/**
+ * Loads (or creates on first run) `.local/gateway.json` and `.local/dev-api-key`, so the dev key survives
+ * restarts and the curl examples keep working. Both are git-ignored.
+ */
+export async function ensureDevConfig(dir: string): Promise<{ configFile: string; apiKey: string }> {
+  const configFile = `${dir}/gateway.json`;
+  const keyFile = `${dir}/dev-api-key`;
+  try {
+    const apiKey = (await readFile(keyFile, 'utf8')).trim();
+    await readFile(configFile, 'utf8');
+    return { configFile, apiKey };
+  } catch {
+    const key = newDevKey();
+    await mkdir(dirname(configFile), { recursive: true });
+    await writeFile(configFile, `${JSON.stringify(devConfig(key), null, 2)}\n`, { mode: 0o600 });
+    await writeFile(keyFile, `${key.key}\n`, { mode: 0o600 });
+    return { configFile, apiKey: key.key };
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * `npm start`: the gateway offline, on loopback, with everything it needs. Honours PORT, GATEWAY_CONFIG and
+ * WECOM_API_BASE (SPEC §3). Ctrl-C stops every part and exits 0.
+ */
+import { resolve } from 'node:path';
+import { ConfigError } from '#lib/config/index.js';
+import { ensureDevConfig } from './dev-config.js';
+import { type LocalStack, startLocalStack } from './stack.js';
+
+const DEFAULT_PORT = 3000;
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const port = process.env.PORT ? Number(process.env.PORT) : DEFAULT_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`PORT must be 0-65535, got ${process.env.PORT}`);
+  const wecomApiBase = process.env.WECOM_API_BASE || undefined;
+  let configFile = process.env.GATEWAY_CONFIG ? resolve(process.env.GATEWAY_CONFIG) : undefined;
+  let apiKey: string | undefined;
+  if (!configFile) ({ configFile, apiKey } = await ensureDevConfig(resolve('.local')));
+
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  say('wecom-gateway: starting the local stack (DynamoDB + SQS emulators, WeCom simulator, API, sender)…');
+  const verbose = process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'info';
+  const stack: LocalStack = await startLocalStack({
+    port,
+    simulatorPort: port === 0 ? 0 : port + 1,
+    configFile,
+    ...(wecomApiBase ? { wecomApiBase } : {}),
+    logWrite: (line) => {
+      // Function logs are JSON lines; show warnings and errors by default, everything with LOG_LEVEL=info.
+      if (verbose || /"level":"(warn|error)"/.test(line)) say(line);
+    },
+  });
+
+  say('');
+  say(`  API            ${stack.apiUrl}`);
+  if (apiKey) say(`  dev API key    ${apiKey}`);
+  else say(`  API keys       from ${configFile} (only their SHA-256 is stored there)`);
+  say(
+    stack.simulator
+      ? `  WeCom sim      ${stack.simulator.url}   (inspect: ${stack.simulator.url}/__sim/stats, /__sim/inbox/<userid>)`
+      : `  WeCom          ${stack.wecomApiBase}   (WECOM_API_BASE: messages go to this WeCom)`,
+  );
+  say(`  config         ${configFile}`);
+  say(`  DynamoDB       ${stack.dynamoEndpoint}   SQS ${stack.sqsEndpoint}`);
+  say(`  ready in ${Date.now() - started} ms — Ctrl-C to stop`);
+  say('');
+  if (apiKey) {
+    say('  try:');
+    say(`    curl -s ${stack.apiUrl}/v1/messages -H "Authorization: Bearer ${apiKey}" \\`);
+    say(`      -H 'Content-Type: application/json' \\`);
+    say(
+      `      -d '{"app":"ops","touser":"zhangsan","msgtype":"text","text":{"content":"hello from wecom-gateway"}}'`,
+    );
+    if (stack.simulator) say(`    curl -s ${stack.simulator.url}/__sim/inbox/zhangsan`);
+    say('');
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`\nwecom-gateway: ${signal} received, stopping…`);
+    const timer = setTimeout(() => {
+      say('wecom-gateway: shutdown took too long, exiting');
+      process.exit(1);
+    }, 10_000);
+    timer.unref();
+    await stack.stop();
+    say('wecom-gateway: stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  const message =
+    err instanceof ConfigError
+      ? err.message
+      : err instanceof Error
+        ? (err.stack ?? err.message)
+        : String(err);
+  process.stderr.write(`wecom-gateway: could not start: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,236 @@
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyResultV2,
+  Context,
+  SQSBatchResponse,
+  SQSEvent,
+} from 'aws-lambda';
+import { wrapIngestHandler } from '#functions/ingest/app.js';
+import { wrapSenderHandler } from '#functions/sender/app.js';
+import { type GatewayConfig, type GatewayEnv, loadConfig } from '#lib/config/index.js';
+import { DEFAULT_SENDER_CONCURRENCY, FUNCTIONS, senderEventSources } from '#lib/resources/index.js';
+import { createIngestDeps, createSenderDeps, type RuntimeOptions } from '#lib/runtime/index.js';
+import { type ApiServer, startApiServer } from './api-server.js';
+import {
+  type DynamoEmulator,
+  type DynamoEngine,
+  type SqsEmulator,
+  startDynamo,
+  startSqs,
+} from './emulators.js';
+import { type Poller, startPoller } from './poller.js';
+import { type ProvisionedResources, provision } from './provision.js';
+import { type RequestCounter, startRequestCounter } from './request-counter.js';
+import { type SimulatorOptions, startWecomSimulator, type WecomSimulator } from './wecom-sim/index.js';
+
+export const LOCAL_REGION = 'us-east-1';
+
+export interface LocalStackOptions {
+  host?: string;
+  /** API port (PORT); 0 = random. */
+  port?: number;
+  /** Simulator port; 0 = random. */
+  simulatorPort?: number;
+  /** Path of the config file (GATEWAY_CONFIG); or pass `config` directly (tests). */
+  configFile?: string;
+  config?: GatewayConfig;
+  /** WECOM_API_BASE: send to this WeCom instead of starting the simulator. */
+  wecomApiBase?: string;
+  dynamoEngine?: DynamoEngine;
+  /** Extra simulator settings (latency, limits, windows, directory…); apps come from the config. */
+  simulator?: Partial<SimulatorOptions>;
+  /** Sender/ingest knobs (quota windows, retry policy) — tests shrink them. */
+  runtime?: RuntimeOptions;
+  senderConcurrency?: number;
+  /** Start the SQS pollers (the sender); tests of ingest alone may leave them off. Default true. */
+  startSender?: boolean;
+  /** Where the functions' JSON log lines go. Default: dropped (the CLI passes stdout). */
+  logWrite?: (line: string) => void;
+}
+
+export interface LocalStack {
+  readonly apiUrl: string;
+  readonly simulator?: WecomSimulator;
+  readonly wecomApiBase: string;
+  readonly config: GatewayConfig;
+  readonly env: GatewayEnv;
+  readonly resources: ProvisionedResources;
+  readonly dynamoEndpoint: string;
+  readonly sqsEndpoint: string;
+  /** DynamoDB requests per function, counted on the wire. */
+  readonly dynamoRequests: RequestCounter;
+  readonly sqs: SQSClient;
+  readonly dynamo: DynamoDBClient;
+  readonly pollers: readonly Poller[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the whole gateway offline: DynamoDB and SQS emulators, the table and queues from lib/resources, the WeCom
+ * simulator, the HTTP API (API Gateway v2 events into the real ingest handler) and the SQS event source mapping
+ * emulation feeding the real sender handler. Everything listens on loopback only.
+ *
+ * The AWS SDK inside the handlers reaches the emulators through AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SQS,
+ * exactly the variables that would point a deployed function elsewhere: lib/ has no local branch.
+ */
+export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
+  const host = opts.host ?? '127.0.0.1';
+  const cleanups: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  };
+  try {
+    const [dynamo, sqsEmu]: [DynamoEmulator, SqsEmulator] = await Promise.all([
+      startDynamo({ engine: opts.dynamoEngine ?? 'dynalite' }),
+      startSqs(),
+    ]);
+    cleanups.push(
+      () => dynamo.stop(),
+      () => sqsEmu.stop(),
+    );
+    const counter = await startRequestCounter(dynamo.endpoint);
+    cleanups.push(() => counter.close());
+
+    // The SDK's standard endpoint variables; credentials are dummies the emulators accept.
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = counter.endpoint;
+    process.env.AWS_ENDPOINT_URL_SQS = sqsEmu.endpoint;
+    process.env.AWS_REGION = LOCAL_REGION;
+    process.env.AWS_ACCESS_KEY_ID ??= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+
+    const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+    const dynamoClient = new DynamoDBClient({ region: LOCAL_REGION, endpoint: dynamo.endpoint, credentials });
+    const sqs = new SQSClient({ region: LOCAL_REGION, endpoint: sqsEmu.endpoint, credentials });
+    cleanups.push(async () => {
+      dynamoClient.destroy();
+      sqs.destroy();
+    });
+    const provisioned = await provision({ dynamo: dynamoClient, sqs });
+    // fauxqs names queues `http://sqs.<region>.localhost:<port>/…`, and `*.localhost` does not resolve through
+    // getaddrinfo here; it serves the same queue path-style on the loopback endpoint, so use that URL.
+    const resources: ProvisionedResources = {
+      ...provisioned,
+      queueUrls: Object.fromEntries(
+        Object.entries(provisioned.queueUrls).map(([id, url]) => [id, `${sqsEmu.endpoint}${new URL(url).pathname}`]),
+      ) as ProvisionedResources['queueUrls'],
+    };
+
+    const configFile = opts.configFile ?? (await writeTempConfig(opts.config));
+    const config = opts.config ?? (await loadConfig({ configFile }));
+
+    let simulator: WecomSimulator | undefined;
+    if (!opts.wecomApiBase) {
+      simulator = await startWecomSimulator({
+        host,
+        port: opts.simulatorPort ?? 0,
+        ...opts.simulator,
+        apps: Object.values(config.apps).map((a) => ({
+          corpId: a.corpId,
+          secret: a.secret,
+          agentId: a.agentId,
+        })),
+      });
+      cleanups.push(() => (simulator as WecomSimulator).stop());
+    }
+    const wecomApiBase = opts.wecomApiBase ?? (simulator as WecomSimulator).url;
+
+    const env: GatewayEnv = {
+      tableName: resources.tableName,
+      queueUrls: { high: resources.queueUrls.high, normal: resources.queueUrls.normal },
+      wecomApiBase,
+      configFile,
+      logLevel: 'info',
+      region: LOCAL_REGION,
+    };
+    const runtime: RuntimeOptions = {
+      logWrite: opts.logWrite ?? (() => undefined),
+      ...opts.runtime,
+      env,
+      config,
+    };
+
+    const ingestDeps = await createIngestDeps(runtime);
+    cleanups.push(() => ingestDeps.close());
+    const ingest = wrapIngestHandler(ingestDeps);
+    const ingestFn = (event: APIGatewayProxyEventV2, context: Context) =>
+      ingest(event, context) as Promise<APIGatewayProxyResultV2>;
+    const api: ApiServer = await startApiServer({
+      host,
+      port: opts.port ?? 0,
+      functionTimeoutSeconds: FUNCTIONS.ingest.timeoutSeconds,
+      functionMemoryMb: FUNCTIONS.ingest.memoryMb,
+      region: LOCAL_REGION,
+      routes: [
+        { method: 'POST', path: '/v1/messages', handler: ingestFn, functionName: 'ingest' },
+        { method: 'POST', path: '/v1/messages/batch', handler: ingestFn, functionName: 'ingest' },
+        { method: 'GET', path: '/v1/messages/{id}', handler: ingestFn, functionName: 'ingest' },
+        { method: 'POST', path: '/v1/messages/{id}/recall', handler: ingestFn, functionName: 'ingest' },
+        { method: 'GET', path: '/v1/health', handler: ingestFn, functionName: 'ingest' },
+      ],
+    });
+    cleanups.push(() => api.close());
+
+    const pollers: Poller[] = [];
+    if (opts.startSender !== false) {
+      const senderDeps = await createSenderDeps(runtime);
+      const sender = wrapSenderHandler(senderDeps);
+      const senderFn = (event: SQSEvent, context: Context) =>
+        sender(event, context) as Promise<SQSBatchResponse>;
+      for (const source of senderEventSources(opts.senderConcurrency ?? DEFAULT_SENDER_CONCURRENCY)) {
+        pollers.push(
+          startPoller({
+            sqs,
+            queueUrl: resources.queueUrls[source.queueId],
+            queueArn: resources.queueArns[source.queueId],
+            region: LOCAL_REGION,
+            batchSize: source.batchSize,
+            maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
+            maxConcurrency: source.maxConcurrency,
+            functionTimeoutSeconds: FUNCTIONS.sender.timeoutSeconds,
+            functionName: 'sender',
+            functionMemoryMb: FUNCTIONS.sender.memoryMb,
+            handler: senderFn,
+            onError: (err) =>
+              runtime.logWrite?.(JSON.stringify({ level: 'error', message: 'poller', err: String(err) })),
+          }),
+        );
+      }
+      // Pollers stop before the emulators they poll; the WeCom pool closes last of the sender's resources.
+      cleanups.push(async () => {
+        await Promise.all(pollers.map((p) => p.stop()));
+        await senderDeps.close();
+      });
+    }
+
+    return {
+      apiUrl: api.url,
+      ...(simulator ? { simulator } : {}),
+      wecomApiBase,
+      config,
+      env,
+      resources,
+      dynamoEndpoint: dynamo.endpoint,
+      sqsEndpoint: sqsEmu.endpoint,
+      dynamoRequests: counter,
+      sqs,
+      dynamo: dynamoClient,
+      pollers,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+async function writeTempConfig(config: GatewayConfig | undefined): Promise<string> {
+  if (!config) throw new Error('startLocalStack needs configFile or config');
+  const file = join(tmpdir(), `wecom-gateway-config-${process.pid}-${Date.now()}.json`);
+  await writeFile(file, JSON.stringify(config), { mode: 0o600 });
+  return file;
+}

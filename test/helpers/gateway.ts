@@ -1,0 +1,106 @@
+import type { GatewayConfig } from '#lib/config/index.js';
+import { QUOTA_DEFAULTS } from '#lib/config/index.js';
+import { type DevKey, newDevKey } from '#local/dev-config.js';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack.js';
+
+/** A config with app `ops` (and optionally more) and one key for all of them. */
+export function testConfig(
+  key: DevKey,
+  opts: { apps?: string[]; quota?: Partial<GatewayConfig['apps'][string]['quota']> } = {},
+): GatewayConfig {
+  const names = opts.apps ?? ['ops'];
+  return {
+    apps: Object.fromEntries(
+      names.map((name, i) => [
+        name,
+        {
+          corpId: 'wwtest00000000001',
+          agentId: 1000002 + i,
+          secret: `secret-${name}-0123456789`,
+          quota: { ...QUOTA_DEFAULTS, ...opts.quota },
+        },
+      ]),
+    ),
+    apiKeys: [
+      {
+        name: 'test',
+        sha256: key.sha256,
+        apps: names,
+        scopes: ['messages:write', 'messages:read', 'messages:recall'],
+      },
+    ],
+    retentionDays: 30,
+    idempotencyHours: 24,
+    allowLoopbackWebhooks: true,
+  };
+}
+
+export interface TestGateway {
+  stack: LocalStack;
+  key: string;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  /** Polls GET /v1/messages/{id} until `pred` holds. */
+  waitForStatus(id: string, statuses: string[], timeoutMs?: number): Promise<any>;
+}
+
+/** Starts the full local stack on random ports with a fresh key; every test file gets its own. */
+export async function startTestGateway(
+  opts: Omit<LocalStackOptions, 'config'> & { quota?: Partial<GatewayConfig['apps'][string]['quota']>; apps?: string[] } = {},
+): Promise<TestGateway> {
+  const devKey = newDevKey();
+  const { quota, apps, ...stackOpts } = opts;
+  const stack = await startLocalStack({
+    port: 0,
+    ...stackOpts,
+    config: testConfig(devKey, { ...(quota ? { quota } : {}), ...(apps ? { apps } : {}) }),
+    simulator: { latencyMs: 5, ...stackOpts.simulator },
+  });
+  const auth = { authorization: `Bearer ${devKey.key}` };
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${stack.apiUrl}${path}`, {
+      method,
+      headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const gw: TestGateway = {
+    stack,
+    key: devKey.key,
+    post: (path, body, headers) => call('POST', path, body, headers),
+    get: (path, headers) => call('GET', path, undefined, headers),
+    waitForStatus: async (id, statuses, timeoutMs = 20_000) => {
+      let last: any;
+      await waitFor(async () => {
+        last = (await gw.get(`/v1/messages/${id}`)).body;
+        return statuses.includes(last?.status);
+      }, timeoutMs, () => `message ${id} never reached ${statuses.join('|')}; last: ${JSON.stringify(last)}`);
+      return last;
+    },
+  };
+  return gw;
+}
+
+/** Polls until `check` is true; fails with `describe()` after `timeoutMs`. A bounded wait, not a timing assertion. */
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 20_000,
+  describe: () => string = () => 'condition not met',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${describe()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const text = (content: string, touser: string | string[] = 'zhangsan', extra: Record<string, unknown> = {}) => ({
+  app: 'ops',
+  touser,
+  msgtype: 'text',
+  text: { content },
+  ...extra,
+});
