@@ -52,6 +52,8 @@ export async function startTestGateway(
   const { quota, apps, ...stackOpts } = opts;
   const stack = await startLocalStack({
     port: 0,
+    // The second pass of `npm test` runs this suite against AWS's DynamoDB Local (scripts/test-dynamodb-local.ts).
+    ...(process.env.DYNAMO_ENGINE === 'dynamodb-local' ? { dynamoEngine: 'dynamodb-local' as const } : {}),
     ...stackOpts,
     config: testConfig(devKey, { ...(quota ? { quota } : {}), ...(apps ? { apps } : {}) }),
     simulator: { latencyMs: 5, ...stackOpts.simulator },
