@@ -110,15 +110,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       dynamoClient.destroy();
       sqs.destroy();
     });
-    const provisioned = await provision({ dynamo: dynamoClient, sqs });
-    // fauxqs names queues `http://sqs.<region>.localhost:<port>/…`, and `*.localhost` does not resolve through
-    // getaddrinfo here; it serves the same queue path-style on the loopback endpoint, so use that URL.
-    const resources: ProvisionedResources = {
-      ...provisioned,
-      queueUrls: Object.fromEntries(
-        Object.entries(provisioned.queueUrls).map(([id, url]) => [id, `${sqsEmu.endpoint}${new URL(url).pathname}`]),
-      ) as ProvisionedResources['queueUrls'],
-    };
+    const resources = await provision({ dynamo: dynamoClient, sqs });
 
     const configFile = opts.configFile ?? (await writeTempConfig(opts.config));
     const config = opts.config ?? (await loadConfig({ configFile }));

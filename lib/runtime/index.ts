@@ -20,7 +20,7 @@ import {
   DynamoQuotaStore,
   DynamoTokenStore,
 } from '#lib/store/index.js';
-import { WecomClient } from '#lib/wecom/index.js';
+import { WecomClient, type WecomClientOptions } from '#lib/wecom/index.js';
 
 /** Knobs a test or the local stack may turn; production uses the defaults. */
 export interface RuntimeOptions {
@@ -31,6 +31,8 @@ export interface RuntimeOptions {
   deferJitterSeconds?: number;
   rateLimitPauseMs?: number;
   tokenLeaseMs?: number;
+  /** WeCom client tuning (timeouts, connections); the base URL always comes from the environment. */
+  wecom?: Omit<Partial<WecomClientOptions>, 'baseUrl'>;
   logWrite?: (line: string) => void;
 }
 
@@ -60,7 +62,7 @@ async function shared(service: string, opts: RuntimeOptions): Promise<Shared> {
   );
   const metrics = new Metrics(service, opts.logWrite);
   const db = createDocumentClient(`wecom-gateway/${service}`);
-  const wecom = new WecomClient({ baseUrl: env.wecomApiBase });
+  const wecom = new WecomClient({ ...opts.wecom, baseUrl: env.wecomApiBase });
   const tokens = new TokenCache(new DynamoTokenStore(db, env.tableName), wecom, {
     ...(opts.tokenLeaseMs ? { leaseMs: opts.tokenLeaseMs } : {}),
     onFetch: () => metrics.count('GetTokenCalls'),

@@ -1,0 +1,29 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+
+/** Emulators accept any credentials; fixed ones keep the SDK from looking for a profile. */
+const LOCAL_CLIENT_CONFIG = {
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+} as const;
+
+export const localSqsClient = (endpoint: string): SQSClient =>
+  new SQSClient({ ...LOCAL_CLIENT_CONFIG, endpoint });
+
+export const localDynamoClient = (endpoint: string): DynamoDBClient =>
+  new DynamoDBClient({ ...LOCAL_CLIENT_CONFIG, endpoint });
+
+/** Polls `probe` until it returns a value other than undefined/false; fails after `timeoutMs`. */
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  { timeoutMs = 10_000, intervalMs = 25, what = 'condition' } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}

@@ -1,0 +1,75 @@
+import { ListTablesCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
+import { isJavaAvailable, startDynamo, startSqs } from '#local/emulators.js';
+import { provision } from '#local/provision.js';
+import { localDynamoClient, localSqsClient } from '#test/helpers/local-clients.js';
+
+const javaAvailable = await isJavaAvailable();
+
+describe('startDynamo', () => {
+  it('serves dynalite on a random loopback port and releases it on stop', async () => {
+    const dynamo = await startDynamo();
+    const client = localDynamoClient(dynamo.endpoint);
+
+    expect(dynamo.engine).toBe('dynalite');
+    expect(dynamo.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await client.send(new ListTablesCommand({}))).toMatchObject({ TableNames: [] });
+
+    await dynamo.stop();
+    await expect(client.send(new ListTablesCommand({}))).rejects.toThrow();
+    client.destroy();
+  });
+
+  it.runIf(javaAvailable)(
+    'runs DynamoDB Local with transactions and the TTL API, and kills the JVM on stop',
+    { timeout: 60_000 },
+    async () => {
+      const dynamo = await startDynamo({ engine: 'dynamodb-local' });
+      const client = localDynamoClient(dynamo.endpoint);
+      const sqs = await startSqs();
+      const sqsClient = localSqsClient(sqs.endpoint);
+      try {
+        const { tableName, ttlEnabled } = await provision({ dynamo: client, sqs: sqsClient });
+        await client.send(
+          new TransactWriteItemsCommand({
+            TransactItems: [{ Put: { TableName: tableName, Item: { pk: { S: 'a' }, sk: { S: 'b' } } } }],
+          }),
+        );
+
+        expect(dynamo.engine).toBe('dynamodb-local');
+        expect(ttlEnabled).toBe(true);
+        expect(dynamo.pid).toBeTypeOf('number');
+      } finally {
+        await dynamo.stop();
+        await sqs.stop();
+        client.destroy();
+        sqsClient.destroy();
+      }
+      // Signal 0 only checks that the process exists.
+      expect(() => process.kill(dynamo.pid ?? -1, 0)).toThrow(/ESRCH/);
+    },
+  );
+});
+
+describe('isJavaAvailable', () => {
+  it('answers with a boolean', async () => {
+    expect(typeof (await isJavaAvailable())).toBe('boolean');
+  });
+});
+
+describe('startSqs', () => {
+  it('serves fauxqs on a random loopback port', async () => {
+    const sqs = await startSqs();
+    const client = localSqsClient(sqs.endpoint);
+    try {
+      const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: 'q' }));
+
+      expect(sqs.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(QueueUrl).toMatch(/\/000000000000\/q$/);
+    } finally {
+      await sqs.stop();
+      client.destroy();
+    }
+  });
+});
