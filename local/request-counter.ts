@@ -20,7 +20,7 @@ export async function startRequestCounter(target: string): Promise<RequestCounte
   const counts = new Map<string, Map<string, number>>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const agent = `${req.headers['x-amz-user-agent'] ?? ''} ${req.headers['user-agent'] ?? ''}`;
-    const fn = /app\/wecom-gateway\/([\w-]+)/.exec(agent)?.[1] ?? 'other';
+    const fn = /app\/wecom-gateway[-/](\w+)/.exec(agent)?.[1] ?? 'other';
     const op =
       String(req.headers['x-amz-target'] ?? '')
         .split('.')

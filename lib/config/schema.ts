@@ -105,7 +105,7 @@ export const GatewayConfigSchema = v.pipe(
   }),
   v.forward(
     v.check(
-      (c) => c.apiKeys.every((k) => k.apps.every((a) => a in c.apps)),
+      (c) => c.apiKeys.every((k) => k.apps.every((a) => Object.hasOwn(c.apps, a))),
       'every app listed by an API key must be configured under apps',
     ),
     ['apiKeys'],

@@ -26,7 +26,7 @@ export function createLogger(
   const write = opts.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const emit = (lvl: LogLevel, message: string, context?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
-    const entry = { level: lvl, time: new Date().toISOString(), ...base, message, ...(context ?? {}) };
+    const entry = { ...base, ...(context ?? {}), level: lvl, time: new Date().toISOString(), message };
     write(JSON.stringify(redact(entry)));
   };
   return {

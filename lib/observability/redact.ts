@@ -3,12 +3,21 @@ const SECRET_KEY = /secret|token|authorization|password|api[-_]?key|signature|en
 /** WeCom puts the token and secret in query strings: `?access_token=…`, `?corpsecret=…`. */
 const SECRET_QUERY = /([?&](?:access_token|corpsecret|secret|token)=)[^&\s"]*/gi;
 
+/** The same inside JSON text (`"access_token":"…"`) and HTTP auth headers (`Bearer …`). */
+const SECRET_JSON = /("(?:access_token|corpsecret|secret|token|encodingAESKey)"\s*:\s*")[^"]*/gi;
+const BEARER = /(Bearer\s+)[^\s"',]+/gi;
+
 export const REDACTED = '[redacted]';
 
 /** Deep-copies a log value, replacing secrets. Errors become plain objects with name, message, code, stack. */
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 8) return '[depth]';
-  if (typeof value === 'string') return value.replace(SECRET_QUERY, `$1${REDACTED}`);
+  if (typeof value === 'string') {
+    return value
+      .replace(SECRET_QUERY, `$1${REDACTED}`)
+      .replace(SECRET_JSON, `$1${REDACTED}`)
+      .replace(BEARER, `$1${REDACTED}`);
+  }
   if (value === null || typeof value !== 'object') return value;
   if (value instanceof Error) {
     const err = value as Error & { code?: unknown; cause?: unknown };
@@ -23,7 +32,8 @@ export function redact(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = SECRET_KEY.test(k) && v !== undefined && typeof v !== 'object' ? REDACTED : redact(v, depth + 1);
+    // A secret key hides its whole value: an array or object under `tokens`/`secret` is no safer than a string.
+    out[k] = SECRET_KEY.test(k) && v !== undefined && v !== null ? REDACTED : redact(v, depth + 1);
   }
   return out;
 }

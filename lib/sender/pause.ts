@@ -7,6 +7,7 @@ import type { PauseStore } from '#lib/store/index.js';
  */
 export class PauseCache {
   private readonly local = new Map<string, { untilMs: number; checkedAtMs: number }>();
+  private readonly reading = new Map<string, Promise<void>>();
   constructor(
     private readonly store: PauseStore,
     private readonly refreshMs = 5_000,
@@ -17,11 +18,23 @@ export class PauseCache {
     const now = this.now();
     const entry = this.local.get(app);
     if (!entry || now - entry.checkedAtMs >= this.refreshMs) {
-      const until = (await this.store.pausedUntil(app)) ?? 0;
-      this.local.set(app, { untilMs: Math.max(until, entry?.untilMs ?? 0), checkedAtMs: now });
+      // Single flight: the records of one batch ask at once, and one read answers them all.
+      let reading = this.reading.get(app);
+      if (!reading) {
+        reading = this.refresh(app, now).finally(() => this.reading.delete(app));
+        this.reading.set(app, reading);
+      }
+      await reading;
     }
     const until = this.local.get(app)?.untilMs ?? 0;
     return until > now ? until : undefined;
+  }
+
+  private async refresh(app: string, now: number): Promise<void> {
+    const stored = (await this.store.pausedUntil(app)) ?? 0;
+    // Read the entry after the await: a pause() seen meanwhile must not be overwritten by an older value.
+    const known = this.local.get(app)?.untilMs ?? 0;
+    this.local.set(app, { untilMs: Math.max(stored, known), checkedAtMs: now });
   }
 
   async pause(app: string, untilMs: number, reason: string): Promise<void> {

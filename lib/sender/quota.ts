@@ -53,14 +53,27 @@ export function effectiveLimit(limit: number, quota: QuotaConfig, priority: Prio
  */
 const blockSize = (limit: number, cap: number): number => Math.max(1, Math.min(cap, Math.floor(limit / 100)));
 
+/**
+ * Guard band at the end of every window. A send reserved in a window's last moments would reach WeCom in the next
+ * window, where WeCom counts it on top of that window's full quota (up to twice the limit at the boundary).
+ * No reservation is made in the last `guardMs` of a window: the caller waits for the next window instead
+ * (at most this long), so every send charged to a window arrives inside it as long as it takes less than
+ * `guardMs` to reach WeCom. It costs guardMs / 60 s ≈ 0.4% of the minute quota.
+ */
+export const DEFAULT_WINDOW_GUARD_MS = 250;
+
 export class QuotaGuard {
   /** Locally held, already reserved units: key → remaining. */
   private readonly held = new Map<string, number>();
+  /** Per-key queue: concurrent records of one batch share a block instead of each reserving their own. */
+  private readonly pending = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly store: QuotaStore,
     private readonly windows: QuotaWindows = WECOM_WINDOWS,
     private readonly now: () => number = Date.now,
+    private readonly guardMs = DEFAULT_WINDOW_GUARD_MS,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {}
 
   /**
@@ -68,7 +81,22 @@ export class QuotaGuard {
    * and the caller learns when the refusing window ends.
    */
   async acquire(d: QuotaDemand): Promise<QuotaDecision> {
-    const now = this.now();
+    const w = this.windows;
+    for (let attempt = 0; ; attempt++) {
+      // Hour and day boundaries are minute boundaries too, so the minute's guard band covers them all.
+      const untilNextMinute = w.minuteMs - (this.now() % w.minuteMs);
+      if (untilNextMinute <= this.guardMs) await this.sleep(untilNextMinute + 1);
+      const now = this.now();
+      const decision = await this.acquireAt(d, now);
+      // Reserving can take a while (a busy key is served in turn). If the window's guard band began meanwhile, the
+      // send would land in the next window while charged to this one: charge the next window instead. What was
+      // reserved in this window lapses with it.
+      const minuteEnd = (Math.floor(now / w.minuteMs) + 1) * w.minuteMs;
+      if (!decision.ok || this.now() < minuteEnd - this.guardMs || attempt >= 2) return decision;
+    }
+  }
+
+  private async acquireAt(d: QuotaDemand, now: number): Promise<QuotaDecision> {
     const w = this.windows;
     const minute = Math.floor(now / w.minuteMs);
     const hour = Math.floor(now / w.hourMs);
@@ -145,6 +173,28 @@ export class QuotaGuard {
     endMs: number,
   ): Promise<boolean> {
     const key = `${app}#${scope}#${window}#${priority}`;
+    const previous = this.pending.get(key) ?? Promise.resolve();
+    const turn = previous.then(() =>
+      this.takeSerialized(key, app, scope, window, amount, limit, priority, endMs),
+    );
+    const settled = turn.catch(() => undefined);
+    this.pending.set(key, settled);
+    void settled.then(() => {
+      if (this.pending.get(key) === settled) this.pending.delete(key);
+    });
+    return turn;
+  }
+
+  private async takeSerialized(
+    key: string,
+    app: string,
+    scope: QuotaScope,
+    window: number,
+    amount: number,
+    limit: number,
+    priority: Priority,
+    endMs: number,
+  ): Promise<boolean> {
     const held = this.held.get(key) ?? 0;
     if (held >= amount) {
       this.held.set(key, held - amount);
@@ -154,7 +204,8 @@ export class QuotaGuard {
     const want = Math.max(amount, blockSize(limit, scope === 'app-day' ? 100 : 25));
     const expiresAtMs = endMs + this.windows.minuteMs;
     if (await this.store.reserve(app, scope, window, want, limit, expiresAtMs)) {
-      this.held.set(key, held + want - amount);
+      // Re-read: a giveBack() may have added units while the reserve was in flight.
+      this.held.set(key, (this.held.get(key) ?? 0) + want - amount);
       return true;
     }
     // The block did not fit; the exact amount may still fit in what is left of the window.

@@ -12,6 +12,7 @@ import { isExpired, keys } from './keys.js';
 /** Port: where message records live. */
 export interface MessageStore {
   create(record: MessageRecord): Promise<void>;
+  /** Strongly consistent: a redelivery must see a `sent` written a moment ago. */
   get(id: string): Promise<MessageRecord | undefined>;
   /**
    * Writes records that move to `sent` on their first delivery in one BatchWriteItem per 25. The records are
@@ -62,7 +63,9 @@ export class DynamoMessageStore implements MessageStore {
   }
 
   async get(id: string): Promise<MessageRecord | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: keys.message(id) }));
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.message(id), ConsistentRead: true }),
+    );
     if (!out.Item || isExpired(out.Item as { expiresAt?: number }, this.now())) return undefined;
     return stripKeys(out.Item);
   }

@@ -73,7 +73,15 @@ export class WecomClient implements WecomApi {
   async getToken(corpId: string, secret: string): Promise<TokenResponse> {
     const query = new URLSearchParams({ corpid: corpId, corpsecret: secret });
     const res = await this.call<TokenResponse>('gettoken', 'GET', `/cgi-bin/gettoken?${query}`);
-    return { access_token: res.access_token, expires_in: res.expires_in };
+    // A token-less "success" must not be cached: it would never be fresh and every caller would fetch again.
+    if (typeof res.access_token !== 'string' || !res.access_token || !(Number(res.expires_in) > 0)) {
+      throw new WecomTransportError(
+        'WeCom gettoken: answer without access_token/expires_in',
+        'unknown',
+        'BAD_BODY',
+      );
+    }
+    return { access_token: res.access_token, expires_in: Number(res.expires_in) };
   }
 
   async send(accessToken: string, body: Record<string, unknown>): Promise<SendResponse> {
@@ -134,7 +142,11 @@ export class WecomClient implements WecomApi {
         },
       );
     }
-    const errcode = typeof json.errcode === 'number' ? json.errcode : statusCode === 200 ? 0 : -1;
+    if (statusCode !== 200 && typeof json.errcode !== 'number') {
+      // Not WeCom speaking (e.g. a 404 from a wrong WECOM_API_BASE): not worth retrying into the DLQ.
+      throw new WecomApiError(40035, `HTTP ${statusCode} from ${api}: check WECOM_API_BASE`, api);
+    }
+    const errcode = typeof json.errcode === 'number' ? json.errcode : 0;
     if (errcode !== 0) throw new WecomApiError(errcode, String(json.errmsg ?? ''), api);
     return json as T;
   }
