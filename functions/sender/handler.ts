@@ -1,4 +1,4 @@
-import { createSenderDeps } from '#lib/runtime/index.js';
+import { createSenderDeps } from '#lib/runtime/sender.js';
 import { wrapSenderHandler } from './app.js';
 
 // Built once per container, during Lambda's init phase: the undici pool, token cache and quota blocks live

@@ -91,10 +91,9 @@ const ApiKeySchema = v.strictObject({
 
 export const GatewayConfigSchema = v.pipe(
   v.strictObject({
-    apps: v.pipe(
-      v.record(v.pipe(v.string(), v.regex(APP_NAME, 'app names are 1-64 of [A-Za-z0-9_-]')), AppSchema),
-      v.check((apps) => Object.keys(apps).length > 0, 'at least one app is required'),
-    ),
+    // May be empty: a freshly deployed stack's secret holds `{"apps":{},"apiKeys":[]}` until the operator stores
+    // the real config; the gateway then starts and answers 401 instead of failing every cold start.
+    apps: v.record(v.pipe(v.string(), v.regex(APP_NAME, 'app names are 1-64 of [A-Za-z0-9_-]')), AppSchema),
     apiKeys: v.array(ApiKeySchema),
     /** Days a message record (and its status) is kept. */
     retentionDays: v.optional(v.pipe(positiveInt, v.maxValue(3650)), 30),

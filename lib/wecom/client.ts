@@ -1,17 +1,5 @@
-import { Pool, errors as undiciErrors } from 'undici';
 import { WecomApiError, WecomTransportError } from './errors.js';
-
-export interface WecomClientOptions {
-  /** e.g. https://qyapi.weixin.qq.com (WECOM_API_BASE); may include a path prefix. */
-  baseUrl: string;
-  /** Upper bound on sockets per container: keeps pressure on WeCom predictable. */
-  connections?: number;
-  connectTimeoutMs?: number;
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
-  /** Injected for tests (e.g. undici MockPool); default a keep-alive Pool. */
-  dispatcher?: Pick<Pool, 'request' | 'close'>;
-}
+import type { HttpTransport } from './transport.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -35,40 +23,14 @@ export interface WecomApi {
   close(): Promise<void>;
 }
 
-/** Errors undici raises before any byte of the request could have reached WeCom. */
-const NOT_SENT = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-]);
-
 /**
- * WeCom client on one undici Pool per container: keep-alive, bounded connections, explicit connect / headers /
- * body timeouts. Access tokens travel in the query string as WeCom requires; they never reach a log line.
+ * The WeCom server API over a {@link HttpTransport}: typed requests and responses, errcode classification.
+ * Access tokens travel in the query string as WeCom requires; they never reach a log line or an error message.
  *
- * @example const wecom = new WecomClient({ baseUrl: env.wecomApiBase }); await wecom.getToken(corpId, secret);
+ * @example const wecom = createUndiciWecomClient({ baseUrl: env.wecomApiBase }); await wecom.getToken(corpId, secret);
  */
 export class WecomClient implements WecomApi {
-  private readonly pool: Pick<Pool, 'request' | 'close'>;
-  private readonly prefix: string;
-
-  constructor(opts: WecomClientOptions) {
-    const url = new URL(opts.baseUrl);
-    this.prefix = url.pathname.replace(/\/+$/, '');
-    this.pool =
-      opts.dispatcher ??
-      new Pool(url.origin, {
-        connections: opts.connections ?? 16,
-        pipelining: 1,
-        keepAliveTimeout: 30_000,
-        connectTimeout: opts.connectTimeoutMs ?? 3_000,
-        headersTimeout: opts.headersTimeoutMs ?? 5_000,
-        bodyTimeout: opts.bodyTimeoutMs ?? 5_000,
-      });
-  }
+  constructor(private readonly transport: HttpTransport) {}
 
   async getToken(corpId: string, secret: string): Promise<TokenResponse> {
     const query = new URLSearchParams({ corpid: corpId, corpsecret: secret });
@@ -100,7 +62,7 @@ export class WecomClient implements WecomApi {
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.transport.close();
   }
 
   private withToken(path: string, token: string): string {
@@ -108,24 +70,11 @@ export class WecomClient implements WecomApi {
   }
 
   private async call<T>(api: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    let statusCode: number;
-    let text: string;
-    try {
-      const res = await this.pool.request({
-        method,
-        path: `${this.prefix}${path}`,
-        ...(body !== undefined
-          ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json; charset=utf-8' } }
-          : {}),
-      });
-      statusCode = res.statusCode;
-      text = await res.body.text();
-    } catch (err) {
-      const code = transportCode(err);
-      throw new WecomTransportError(`WeCom ${api}: ${code}`, NOT_SENT.has(code) ? 'no' : 'unknown', code, {
-        cause: err,
-      });
-    }
+    const { statusCode, text } = await this.transport.request({
+      method,
+      path,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     if (statusCode >= 500 || statusCode === 429) {
       throw new WecomTransportError(`WeCom ${api}: HTTP ${statusCode}`, 'unknown', `HTTP_${statusCode}`);
     }
@@ -150,10 +99,4 @@ export class WecomClient implements WecomApi {
     if (errcode !== 0) throw new WecomApiError(errcode, String(json.errmsg ?? ''), api);
     return json as T;
   }
-}
-
-function transportCode(err: unknown): string {
-  if (err instanceof undiciErrors.UndiciError) return (err as { code?: string }).code ?? err.name;
-  if (err && typeof err === 'object' && 'code' in err && typeof err.code === 'string') return err.code;
-  return err instanceof Error ? err.name : 'UNKNOWN';
 }

@@ -1,10 +1,6 @@
-export {
-  type SendResponse,
-  type TokenResponse,
-  type WecomApi,
-  WecomClient,
-  type WecomClientOptions,
-} from './client.js';
+// The undici transport lives in './undici.js' and is imported from there only by the sender: re-exporting it here
+// would pull undici into every bundle that imports this index.
+export { type SendResponse, type TokenResponse, type WecomApi, WecomClient } from './client.js';
 export {
   CONFIG_ERRCODES,
   classifyErrcode,
@@ -15,3 +11,5 @@ export {
   TOKEN_ERRCODES,
 } from './errcodes.js';
 export { WecomApiError, WecomError, WecomTransportError } from './errors.js';
+export { createFetchTransport, createFetchWecomClient } from './fetch.js';
+export { type HttpTransport, NOT_SENT_CODES, splitBaseUrl } from './transport.js';

@@ -94,3 +94,11 @@ describe('parseConfigJson', () => {
     expect(act).toThrow(/config file \/etc\/gw\.json is not valid JSON/);
   });
 });
+
+describe('parseConfig placeholder', () => {
+  it('accepts the placeholder a fresh CDK deployment stores ({"apps":{},"apiKeys":[]})', () => {
+    const config = parseConfig({ apps: {}, apiKeys: [] });
+    expect(config.apps).toEqual({});
+    expect(config.apiKeys).toEqual([]);
+  });
+});

@@ -1,6 +1,7 @@
 import { MockAgent, type MockPool } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WecomApiError, WecomClient, WecomTransportError } from '#lib/wecom/index.js';
+import { WecomApiError, type WecomClient, WecomTransportError } from '#lib/wecom/index.js';
+import { createUndiciWecomClient } from '#lib/wecom/undici.js';
 
 const ORIGIN = 'https://qyapi.weixin.qq.com';
 const TOKEN = 'ACCESS-TOKEN-9b2f-secret';
@@ -24,7 +25,7 @@ describe('WecomClient with an undici MockPool', () => {
     agent = new MockAgent();
     agent.disableNetConnect();
     pool = agent.get(ORIGIN);
-    wecom = new WecomClient({ baseUrl: ORIGIN, dispatcher: pool });
+    wecom = createUndiciWecomClient({ baseUrl: ORIGIN, dispatcher: pool });
   });
   afterEach(async () => {
     await agent.close();
@@ -85,7 +86,7 @@ describe('WecomClient with an undici MockPool', () => {
   });
 
   it('keeps a path prefix of the base URL', async () => {
-    const prefixed = new WecomClient({ baseUrl: `${ORIGIN}/sim/`, dispatcher: pool });
+    const prefixed = createUndiciWecomClient({ baseUrl: `${ORIGIN}/sim/`, dispatcher: pool });
     pool
       .intercept({ path: (p) => p.startsWith('/sim/cgi-bin/gettoken'), method: 'GET' })
       .reply(200, { errcode: 0, errmsg: 'ok', access_token: TOKEN, expires_in: 7200 });

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WecomClient, WecomTransportError } from '#lib/wecom/index.js';
+import { createUndiciWecomClient } from '#lib/wecom/undici.js';
 import { deadPort, startLocalServer } from '#test/helpers/unit-http.js';
 
 const TOKEN = 'ACCESS-TOKEN-5e1d-secret';
@@ -27,7 +28,7 @@ describe('WecomClient on real loopback sockets', () => {
   it('reports a headers timeout as UND_ERR_HEADERS_TIMEOUT whose outcome is unknown', async () => {
     const held: ServerResponse[] = [];
     const server = track(await startLocalServer((_req, res) => held.push(res)));
-    const wecom = track(new WecomClient({ baseUrl: server.baseUrl, headersTimeoutMs: 100 }));
+    const wecom = track(createUndiciWecomClient({ baseUrl: server.baseUrl, headersTimeoutMs: 100 }));
 
     const err = await rejectionOf(wecom.send(TOKEN, { touser: 'alice' }));
 
@@ -39,7 +40,7 @@ describe('WecomClient on real loopback sockets', () => {
 
   it('reports a refused connection as not reached', async () => {
     const port = await deadPort();
-    const wecom = track(new WecomClient({ baseUrl: `http://127.0.0.1:${port}` }));
+    const wecom = track(createUndiciWecomClient({ baseUrl: `http://127.0.0.1:${port}` }));
 
     const err = await rejectionOf(wecom.send(TOKEN, { touser: 'alice' }));
 
@@ -60,7 +61,7 @@ describe('WecomClient on real loopback sockets', () => {
         });
       }),
     );
-    const wecom = track(new WecomClient({ baseUrl: server.baseUrl, connections: 4 }));
+    const wecom = track(createUndiciWecomClient({ baseUrl: server.baseUrl, connections: 4 }));
 
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) => wecom.send(TOKEN, { touser: `user${i}`, msgtype: 'text' })),

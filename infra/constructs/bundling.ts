@@ -1,0 +1,84 @@
+import path from 'node:path';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BuildOptions } from 'esbuild';
+
+/** Repository root: `projectRoot`, `depsLockFilePath` and every `FUNCTIONS[id].entry` are relative to it. */
+export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+/** The newest Node.js LTS runtime aws-cdk-lib offers (cdk-nag AwsSolutions-L1 flags older ones). */
+export const HOUSE_RUNTIME = Runtime.NODEJS_24_X;
+
+/**
+ * esbuild target matching the runtime ('nodejs24.x' → 'node24'); NodejsFunction derives the same value,
+ * we state it so the bundle-size bench builds exactly what CDK builds.
+ */
+const ESBUILD_TARGET = HOUSE_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1');
+
+/**
+ * ESM output still meets CommonJS dependencies that call `require` (e.g. for Node built-ins); esbuild's ESM
+ * output has no `require`, so we recreate it (https://github.com/evanw/esbuild/issues/1921).
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * Bundling options of every gateway function — defined once, used by the house construct and by
+ * `bench/bundle-size.ts`.
+ */
+export const HOUSE_BUNDLING = {
+  target: ESBUILD_TARGET,
+  format: OutputFormat.ESM,
+  // Prefer the ESM build of dual packages so esbuild can tree-shake them (the AWS SDK v3 ships both).
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  minify: true,
+  sourceMap: true,
+  // Line mappings are enough for stack traces; embedded sources would only grow the artifact Node parses
+  // at start-up under --enable-source-maps.
+  sourcesContent: false,
+  // Bundle the AWS SDK v3 instead of using the runtime's copy: the pinned version ships, tree-shaken, and
+  // cold starts skip resolving the full runtime SDK
+  // (https://docs.aws.amazon.com/lambda/latest/dg/nodejs-package.html#nodejs-package-sdk).
+  //
+  // Exception: credential sources Lambda never reaches. Lambda hands functions their credentials in environment
+  // variables, which the SDK's default chain reads first (`fromEnv`, statically imported); SSO, ini profiles,
+  // credential processes, web identity, login and container/instance metadata are only loaded by dynamic
+  // `import()` when that fails. Left external, those imports stay lazy and, if ever reached, resolve to the
+  // copy of the SDK the Lambda Node.js runtime ships. Saves ~100 KB of every bundle (SPEC §7: ingest ≤ 400 KB).
+  externalModules: [
+    '@aws-sdk/credential-provider-sso',
+    '@aws-sdk/credential-provider-ini',
+    '@aws-sdk/credential-provider-process',
+    '@aws-sdk/credential-provider-web-identity',
+    '@aws-sdk/credential-provider-login',
+    '@aws-sdk/credential-provider-http',
+    '@aws-sdk/token-providers',
+    '@aws-sdk/nested-clients',
+    '@smithy/credential-provider-imds',
+  ] as string[],
+  // Local esbuild only: no Docker on developer machines or CI.
+  forceDockerBundling: false,
+} satisfies BundlingOptions;
+
+/**
+ * The esbuild options NodejsFunction derives from {@link HOUSE_BUNDLING} (its CLI flags:
+ * `--bundle --platform=node --target --format --main-fields --banner:js --minify --sourcemap`).
+ */
+export function esbuildOptionsFor(entry: string): BuildOptions {
+  return {
+    entryPoints: [path.resolve(REPO_ROOT, entry)],
+    bundle: true,
+    platform: 'node',
+    target: HOUSE_BUNDLING.target,
+    format: HOUSE_BUNDLING.format === OutputFormat.ESM ? 'esm' : 'cjs',
+    mainFields: [...HOUSE_BUNDLING.mainFields],
+    banner: { js: HOUSE_BUNDLING.banner },
+    minify: HOUSE_BUNDLING.minify,
+    sourcemap: HOUSE_BUNDLING.sourceMap,
+    sourcesContent: HOUSE_BUNDLING.sourcesContent,
+    external: [...HOUSE_BUNDLING.externalModules],
+    outfile: 'index.mjs',
+    absWorkingDir: REPO_ROOT,
+  };
+}

@@ -1,0 +1,147 @@
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ENV, FUNCTIONS, type LaneName } from '#lib/resources/index.js';
+import { HOUSE_BUNDLING, HOUSE_RUNTIME, REPO_ROOT } from './bundling.js';
+
+export type FunctionId = keyof typeof FUNCTIONS;
+
+/** DynamoDB item actions a function may be granted; no Scan/Query/Batch* unless a function needs them. */
+export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
+/** SQS producer-side actions; consuming (Receive/Delete) comes with the event source's own grant. */
+export type QueueAction = 'SendMessage' | 'ChangeMessageVisibility';
+
+const VPC_ACCESS_POLICY = 'service-role/AWSLambdaVPCAccessExecutionRole';
+
+const LANE_URL_ENV: Record<LaneName, string> = { high: ENV.queueUrlHigh, normal: ENV.queueUrlNormal };
+
+export interface GatewayFunctionProps {
+  /** Key into `FUNCTIONS` (lib/resources): entry, memory and timeout come from there. */
+  readonly id: FunctionId;
+  readonly logRetention: RetentionDays;
+  /** Applied to the function's log group. */
+  readonly removalPolicy: RemovalPolicy;
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly reservedConcurrentExecutions?: number;
+  /** Only for functions that must egress from a fixed IP (the sender with `-c egress=fixed`). */
+  readonly vpc?: {
+    readonly vpc: IVpc;
+    readonly subnets: SubnetSelection;
+    readonly securityGroups?: ISecurityGroup[];
+  };
+}
+
+/**
+ * The house Lambda function: NodejsFunction with our runtime, architecture, ESM bundling and logging
+ * defaults (STYLE rule 6). The role starts empty except for writing to the function's own log group;
+ * every other permission comes from a `use*` helper that also sets the matching environment variable,
+ * so a grant and the name the code reads cannot drift apart.
+ *
+ * @example
+ * const ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', logRetention, removalPolicy });
+ * ingest.useTable(table, ['GetItem', 'PutItem']);
+ */
+export class GatewayFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
+    super(scope, id);
+    const definition = FUNCTIONS[props.id];
+
+    // An explicit log group gives us retention without the LogRetention custom resource (and its
+    // Lambda); a log group the function would create itself would live forever.
+    this.logGroup = new LogGroup(this, 'LogGroup', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+
+    // Our own role instead of the default one: the default attaches AWSLambdaBasicExecutionRole, whose
+    // logs permissions cover every log group in the account (cdk-nag AwsSolutions-IAM4).
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `wecom-gateway ${props.id} function`,
+    });
+    this.logGroup.grantWrite(this.role);
+    if (props.vpc) {
+      // Lambda creates and deletes the ENIs of a VPC function with the function's role; those EC2 actions
+      // do not support resource-level permissions, hence the AWS managed policy
+      // (https://docs.aws.amazon.com/lambda/latest/dg/configuration-vpc.html#configuration-vpc-permissions).
+      this.role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName(VPC_ACCESS_POLICY));
+      Validations.of(this.role).acknowledge({
+        id: `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${VPC_ACCESS_POLICY}]`,
+        reason:
+          'Lambda manages the ENIs of a VPC function through its execution role; the EC2 network-interface ' +
+          'actions involved support no resource-level scoping, and AWS documents this managed policy for it.',
+      });
+    }
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: `${REPO_ROOT}/${definition.entry}`,
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: `${REPO_ROOT}/package-lock.json`,
+      runtime: HOUSE_RUNTIME,
+      architecture: Architecture.ARM_64,
+      memorySize: definition.memoryMb,
+      timeout: Duration.seconds(definition.timeoutSeconds),
+      role: this.role,
+      logGroup: this.logGroup,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      bundling: HOUSE_BUNDLING,
+      environment: {
+        // Stack traces point into the TypeScript sources (https://nodejs.org/api/cli.html#--enable-source-maps).
+        NODE_OPTIONS: '--enable-source-maps',
+        [ENV.logLevel]: 'info',
+        ...props.environment,
+      },
+      ...(props.vpc && {
+        vpc: props.vpc.vpc,
+        vpcSubnets: props.vpc.subnets,
+        securityGroups: props.vpc.securityGroups,
+      }),
+    });
+  }
+
+  /** Grants exactly `actions` on the table and hands the function its name in `TABLE_NAME`. */
+  useTable(table: ITableV2, actions: readonly TableAction[]): this {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: actions.map((a) => `dynamodb:${a}`), resources: [table.tableArn] }),
+    );
+    this.fn.addEnvironment(ENV.tableName, table.tableName);
+    return this;
+  }
+
+  /** Grants exactly `actions` on both lanes and hands the function their URLs (`QUEUE_URL_HIGH`/`_NORMAL`). */
+  useLanes(lanes: Readonly<Record<LaneName, IQueue>>, actions: readonly QueueAction[]): this {
+    const queues = Object.values(lanes);
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: actions.map((a) => `sqs:${a}`),
+        resources: queues.map((q) => q.queueArn),
+      }),
+    );
+    for (const [lane, queue] of Object.entries(lanes) as [LaneName, IQueue][]) {
+      this.fn.addEnvironment(LANE_URL_ENV[lane], queue.queueUrl);
+    }
+    return this;
+  }
+
+  /** Grants `secretsmanager:GetSecretValue` on the config secret and hands over its ARN (`CONFIG_SECRET_ID`). */
+  useConfigSecret(secret: ISecret): this {
+    // Not `grantRead`: it adds DescribeSecret, which the config loader never calls.
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+    );
+    this.fn.addEnvironment(ENV.configSecretId, secret.secretArn);
+    return this;
+  }
+}

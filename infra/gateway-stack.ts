@@ -1,0 +1,123 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Construct } from 'constructs';
+import { ENV, senderEventSources } from '#lib/resources/index.js';
+import {
+  ConfigSecret,
+  FixedEgress,
+  GatewayApi,
+  GatewayFunction,
+  GatewayQueues,
+  GatewayTable,
+  Monitoring,
+} from './constructs/index.js';
+import type { GatewayContext } from './context.js';
+
+export interface GatewayStackProps extends StackProps {
+  readonly gateway: GatewayContext;
+}
+
+/**
+ * Throws at synth unless the lanes' maxConcurrency sums to at most the sender's reserved concurrency:
+ * otherwise Lambda throttles the event source's invocations and the throttled receives count toward
+ * maxReceiveCount (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html).
+ */
+export function assertEventSourcesFit(
+  reserved: number,
+  sources: readonly { maxConcurrency: number }[],
+): void {
+  const total = sources.reduce((sum, s) => sum + s.maxConcurrency, 0);
+  if (total > reserved) {
+    throw new Error(
+      `sender event sources' maxConcurrency sums to ${total}, above reserved concurrency ${reserved}`,
+    );
+  }
+}
+
+/** The whole gateway: HTTP API → ingest → SQS lanes → sender → WeCom, plus table, config and alarms. */
+export class GatewayStack extends Stack {
+  readonly ingest: GatewayFunction;
+  readonly sender: GatewayFunction;
+
+  constructor(scope: Construct, id: string, props: GatewayStackProps) {
+    super(scope, id, props);
+    const ctx = props.gateway;
+    const isProd = ctx.stage === 'prod';
+    // Production data and config outlive the stack; dev stacks clean up after themselves.
+    const removalPolicy = isProd ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const logRetention = ctx.logRetentionDays;
+
+    const { table } = new GatewayTable(this, 'Store', { protect: isProd, removalPolicy });
+    const queues = new GatewayQueues(this, 'Queues', { removalPolicy });
+    const config = new ConfigSecret(this, 'Config', { stage: ctx.stage, removalPolicy });
+    const egress =
+      ctx.egress === 'fixed' ? new FixedEgress(this, 'Egress', { logRetention, removalPolicy }) : undefined;
+
+    this.ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', logRetention, removalPolicy })
+      .useTable(table, ['GetItem', 'PutItem', 'UpdateItem'])
+      .useLanes(queues.lanes, ['SendMessage'])
+      .useConfigSecret(config.secret);
+
+    const sources = senderEventSources(ctx.senderConcurrency);
+    assertEventSourcesFit(ctx.senderConcurrency, sources);
+    this.sender = new GatewayFunction(this, 'Sender', {
+      id: 'sender',
+      logRetention,
+      removalPolicy,
+      // The bound on parallel pressure on WeCom and on the quota counters (SPEC §4).
+      reservedConcurrentExecutions: ctx.senderConcurrency,
+      environment: { [ENV.wecomApiBase]: ctx.wecomApiBase },
+      ...(egress && { vpc: { vpc: egress.vpc, subnets: egress.functionSubnets } }),
+    })
+      .useTable(table, ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'])
+      // Deferrals re-enqueue a fresh copy (SendMessage); retries back off via ChangeMessageVisibility.
+      .useLanes(queues.lanes, ['SendMessage', 'ChangeMessageVisibility'])
+      .useConfigSecret(config.secret);
+    for (const source of sources) {
+      this.sender.fn.addEventSource(
+        new SqsEventSource(queues.lanes[source.queueId], {
+          batchSize: source.batchSize,
+          maxBatchingWindow: Duration.seconds(source.maxBatchingWindowSeconds),
+          maxConcurrency: source.maxConcurrency,
+          // One bad record must not fail (and redeliver) the whole batch (SPEC §4).
+          reportBatchItemFailures: true,
+        }),
+      );
+    }
+
+    const gatewayApi = new GatewayApi(this, 'Api', {
+      ingest: this.ingest.fn,
+      throttle: { burstLimit: ctx.apiBurstLimit, rateLimit: ctx.apiRateLimit },
+      logRetention,
+      removalPolicy,
+    });
+
+    new Monitoring(this, 'Monitoring', {
+      lanes: queues.lanes,
+      deadLetterQueues: queues.deadLetterQueues,
+      sender: this.sender.fn,
+      ingest: this.ingest.fn,
+      api: gatewayApi.api,
+      ...(ctx.alarmEmail !== undefined && { alarmEmail: ctx.alarmEmail }),
+    });
+
+    new CfnOutput(this, 'ApiUrl', {
+      value: gatewayApi.stage.url,
+      description: 'Base URL of the gateway API',
+    });
+    new CfnOutput(this, 'ConfigSecretName', {
+      value: config.secretName,
+      description:
+        'Store the config JSON (SPEC §3) with: aws secretsmanager put-secret-value --secret-id <this> ' +
+        '--secret-string file://config.json',
+    });
+    if (egress) {
+      new CfnOutput(this, 'WecomTrustedIp', {
+        value: egress.eip.attrPublicIp,
+        description:
+          "The sender's only egress IP. Paste it into each WeCom app's 企业可信IP list " +
+          '(应用管理 → 应用 → 企业可信IP), or WeCom rejects its API calls with errcode 60020.',
+      });
+    }
+  }
+}

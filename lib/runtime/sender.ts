@@ -1,0 +1,32 @@
+import type { GatewayEnv } from '#lib/config/index.js';
+import { MAX_RECEIVE_COUNT } from '#lib/resources/index.js';
+import { PauseCache, QuotaGuard, type SenderDeps, WECOM_WINDOWS } from '#lib/sender/index.js';
+import { DynamoPauseStore, DynamoQuotaStore } from '#lib/store/index.js';
+import { createUndiciWecomClient } from '#lib/wecom/undici.js';
+import { type Closable, type RuntimeOptions, shared } from './shared.js';
+
+/** Everything the sender function needs, built once per container. */
+export async function createSenderDeps(
+  opts: RuntimeOptions = {},
+): Promise<SenderDeps & Closable & { env: GatewayEnv }> {
+  const s = await shared('sender', opts, (env) =>
+    createUndiciWecomClient({ ...opts.wecom, baseUrl: env.wecomApiBase }),
+  );
+  return {
+    env: s.env,
+    config: s.config,
+    messages: s.messages,
+    queue: s.queue,
+    tokens: s.tokens,
+    quota: new QuotaGuard(new DynamoQuotaStore(s.db, s.env.tableName), opts.windows ?? WECOM_WINDOWS),
+    pauses: new PauseCache(new DynamoPauseStore(s.db, s.env.tableName)),
+    wecom: s.wecom,
+    logger: s.logger,
+    metrics: s.metrics,
+    maxReceiveCount: MAX_RECEIVE_COUNT,
+    close: () => s.wecom.close(),
+    ...(opts.retry ? { retry: opts.retry } : {}),
+    ...(opts.deferJitterSeconds !== undefined ? { deferJitterSeconds: opts.deferJitterSeconds } : {}),
+    ...(opts.rateLimitPauseMs !== undefined ? { rateLimitPauseMs: opts.rateLimitPauseMs } : {}),
+  };
+}

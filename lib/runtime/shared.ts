@@ -1,0 +1,86 @@
+import { type GatewayConfig, type GatewayEnv, loadConfig, readEnv } from '#lib/config/index.js';
+import type { IngestDeps } from '#lib/ingest/index.js';
+import { createLogger, type Logger, Metrics } from '#lib/observability/index.js';
+import { createSqsClient, SqsMessageQueue } from '#lib/queue/index.js';
+import { MAX_RECEIVE_COUNT } from '#lib/resources/index.js';
+import {
+  PauseCache,
+  QuotaGuard,
+  type QuotaWindows,
+  type RetryPolicy,
+  type SenderDeps,
+  TokenCache,
+  WECOM_WINDOWS,
+} from '#lib/sender/index.js';
+import {
+  createDocumentClient,
+  DynamoIdempotencyStore,
+  DynamoMessageStore,
+  DynamoPauseStore,
+  DynamoQuotaStore,
+  DynamoTokenStore,
+} from '#lib/store/index.js';
+import type { WecomClient } from '#lib/wecom/index.js';
+import type { UndiciTransportOptions } from '#lib/wecom/undici.js';
+
+/** Knobs a test or the local stack may turn; production uses the defaults. */
+export interface RuntimeOptions {
+  env?: GatewayEnv;
+  config?: GatewayConfig;
+  windows?: QuotaWindows;
+  retry?: RetryPolicy;
+  deferJitterSeconds?: number;
+  rateLimitPauseMs?: number;
+  tokenLeaseMs?: number;
+  /** WeCom client tuning (timeouts, connections); the base URL always comes from the environment. */
+  wecom?: Omit<Partial<UndiciTransportOptions>, 'baseUrl'>;
+  logWrite?: (line: string) => void;
+}
+
+/** Releases the container's sockets (used by the local stack and tests; Lambda just freezes). */
+export interface Closable {
+  close(): Promise<void>;
+}
+
+export interface Shared {
+  env: GatewayEnv;
+  config: GatewayConfig;
+  logger: Logger;
+  metrics: Metrics;
+  tokens: TokenCache;
+  wecom: WecomClient;
+  messages: DynamoMessageStore;
+  queue: SqsMessageQueue;
+  db: ReturnType<typeof createDocumentClient>;
+}
+
+export async function shared(
+  service: string,
+  opts: RuntimeOptions,
+  wecomFor: (env: GatewayEnv) => WecomClient,
+): Promise<Shared> {
+  const env = opts.env ?? readEnv();
+  const config = opts.config ?? (await loadConfig(env));
+  const logger = createLogger(
+    { service },
+    { level: env.logLevel, ...(opts.logWrite ? { write: opts.logWrite } : {}) },
+  );
+  const metrics = new Metrics(service, opts.logWrite);
+  const db = createDocumentClient(`wecom-gateway/${service}`);
+  const wecom = wecomFor(env);
+  const tokens = new TokenCache(new DynamoTokenStore(db, env.tableName), wecom, {
+    ...(opts.tokenLeaseMs ? { leaseMs: opts.tokenLeaseMs } : {}),
+    onFetch: () => metrics.count('GetTokenCalls'),
+  });
+  return {
+    env,
+    config,
+    logger,
+    metrics,
+    tokens,
+    wecom,
+    db,
+    messages: new DynamoMessageStore(db, env.tableName),
+    queue: new SqsMessageQueue(createSqsClient(`wecom-gateway/${service}`), env.queueUrls),
+  };
+}

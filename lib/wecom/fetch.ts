@@ -1,0 +1,42 @@
+import { WecomClient } from './client.js';
+import { WecomTransportError } from './errors.js';
+import { type HttpTransport, NOT_SENT_CODES, splitBaseUrl } from './transport.js';
+
+/**
+ * Transport on Node's built-in fetch, for functions that call WeCom rarely (ingest: recall). Adds nothing to the
+ * bundle; one overall timeout per request.
+ */
+export function createFetchTransport(opts: { baseUrl: string; timeoutMs?: number }): HttpTransport {
+  const { origin, prefix } = splitBaseUrl(opts.baseUrl);
+  return {
+    async request({ method, path, body }) {
+      try {
+        const res = await fetch(`${origin}${prefix}${path}`, {
+          method,
+          signal: AbortSignal.timeout(opts.timeoutMs ?? 5_000),
+          ...(body !== undefined
+            ? { body, headers: { 'content-type': 'application/json; charset=utf-8' } }
+            : {}),
+        });
+        return { statusCode: res.status, text: await res.text() };
+      } catch (err) {
+        // fetch wraps socket errors: TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }).
+        const cause = (err as { cause?: { code?: unknown } }).cause;
+        const code =
+          typeof cause?.code === 'string' ? cause.code : err instanceof Error ? err.name : 'UNKNOWN';
+        throw new WecomTransportError(
+          `WeCom ${path.split('?')[0]}: ${code}`,
+          NOT_SENT_CODES.has(code) ? 'no' : 'unknown',
+          code,
+          {
+            cause: err,
+          },
+        );
+      }
+    },
+    close: async () => undefined,
+  };
+}
+
+export const createFetchWecomClient = (opts: { baseUrl: string; timeoutMs?: number }): WecomClient =>
+  new WecomClient(createFetchTransport(opts));

@@ -1,0 +1,31 @@
+/**
+ * How the WeCom client moves bytes. The sender uses an undici Pool (`./undici.ts`: keep-alive, bounded sockets,
+ * explicit timeouts); the ingest function, which only recalls now and then, uses Node's built-in fetch
+ * (`./fetch.ts`), so its bundle stays free of undici (SPEC §7: ingest bundle ≤ 400 KB).
+ *
+ * Failures reject with {@link WecomTransportError}, saying whether the request may have reached WeCom.
+ */
+export interface HttpTransport {
+  request(req: {
+    method: 'GET' | 'POST';
+    path: string;
+    body?: string;
+  }): Promise<{ statusCode: number; text: string }>;
+  close(): Promise<void>;
+}
+
+/** Errors raised before any byte of the request could have reached WeCom. */
+export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+]);
+
+/** Splits WECOM_API_BASE into origin and an optional path prefix. */
+export function splitBaseUrl(baseUrl: string): { origin: string; prefix: string } {
+  const url = new URL(baseUrl);
+  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, '') };
+}

@@ -1,0 +1,70 @@
+import { Pool, errors as undiciErrors } from 'undici';
+import { WecomClient } from './client.js';
+import { WecomTransportError } from './errors.js';
+import { type HttpTransport, NOT_SENT_CODES, splitBaseUrl } from './transport.js';
+
+export interface UndiciTransportOptions {
+  /** e.g. https://qyapi.weixin.qq.com (WECOM_API_BASE); may include a path prefix. */
+  baseUrl: string;
+  /** Upper bound on sockets per container: keeps pressure on WeCom predictable. */
+  connections?: number;
+  connectTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  /** Injected for tests (e.g. undici MockPool); default a keep-alive Pool. */
+  dispatcher?: Pick<Pool, 'request' | 'close'>;
+}
+
+/** The sender's transport: one keep-alive undici Pool per container, bounded sockets, explicit timeouts. */
+export function createUndiciTransport(opts: UndiciTransportOptions): HttpTransport {
+  const { origin, prefix } = splitBaseUrl(opts.baseUrl);
+  const pool =
+    opts.dispatcher ??
+    new Pool(origin, {
+      connections: opts.connections ?? 16,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connectTimeout: opts.connectTimeoutMs ?? 3_000,
+      headersTimeout: opts.headersTimeoutMs ?? 5_000,
+      bodyTimeout: opts.bodyTimeoutMs ?? 5_000,
+    });
+  return {
+    async request({ method, path, body }) {
+      try {
+        const res = await pool.request({
+          method,
+          path: `${prefix}${path}`,
+          ...(body !== undefined
+            ? { body, headers: { 'content-type': 'application/json; charset=utf-8' } }
+            : {}),
+        });
+        return { statusCode: res.statusCode, text: await res.body.text() };
+      } catch (err) {
+        const code = transportCode(err);
+        throw new WecomTransportError(
+          `WeCom ${path.split('?')[0]}: ${code}`,
+          NOT_SENT_CODES.has(code) ? 'no' : 'unknown',
+          code,
+          {
+            cause: err,
+          },
+        );
+      }
+    },
+    close: () => pool.close(),
+  };
+}
+
+/**
+ * A WeCom client on an undici Pool.
+ *
+ * @example const wecom = createUndiciWecomClient({ baseUrl: env.wecomApiBase }); await wecom.getToken(corpId, secret);
+ */
+export const createUndiciWecomClient = (opts: UndiciTransportOptions): WecomClient =>
+  new WecomClient(createUndiciTransport(opts));
+
+function transportCode(err: unknown): string {
+  if (err instanceof undiciErrors.UndiciError) return (err as { code?: string }).code ?? err.name;
+  if (err && typeof err === 'object' && 'code' in err && typeof err.code === 'string') return err.code;
+  return err instanceof Error ? err.name : 'UNKNOWN';
+}

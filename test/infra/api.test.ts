@@ -1,0 +1,46 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } from './synth.js';
+
+describe('HTTP API', () => {
+  let gateway: SynthesizedGateway;
+  beforeAll(() => {
+    gateway = synthGateway({ apiBurstLimit: '50', apiRateLimit: '25' });
+  }, SYNTH_TIMEOUT_MS);
+
+  it('routes the v1 endpoints, and only those, to ingest', () => {
+    const routes = Object.values(gateway.template.findResources('AWS::ApiGatewayV2::Route'));
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([
+      'GET /v1/health',
+      'GET /v1/messages/{id}',
+      'POST /v1/messages',
+      'POST /v1/messages/batch',
+      'POST /v1/messages/{id}/recall',
+    ]);
+    const integrations = new Set(routes.map((r) => JSON.stringify(r.Properties.Target)));
+    expect(integrations.size).toBe(1);
+  });
+
+  it('throttles the default stage with the limits from context', () => {
+    gateway.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      DefaultRouteSettings: { ThrottlingBurstLimit: 50, ThrottlingRateLimit: 25 },
+    });
+  });
+
+  it('writes JSON access logs with request id, ip, route, status, latency and integration error', () => {
+    const [stage] = Object.values(gateway.template.findResources('AWS::ApiGatewayV2::Stage'));
+    const format = JSON.parse(stage?.Properties.AccessLogSettings.Format as string) as Record<string, string>;
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      ip: '$context.identity.sourceIp',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      latency: '$context.responseLatency',
+      integrationErrorMessage: '$context.integrationErrorMessage',
+    });
+  });
+
+  it('outputs the API URL', () => {
+    expect(Object.keys(gateway.template.findOutputs('ApiUrl'))).toEqual(['ApiUrl']);
+  });
+});

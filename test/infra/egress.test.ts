@@ -1,0 +1,50 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { logicalId, SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } from './synth.js';
+
+describe('Fixed egress IP (-c egress=fixed)', () => {
+  let fixed: SynthesizedGateway;
+  let standard: SynthesizedGateway;
+  beforeAll(() => {
+    fixed = synthGateway({ egress: 'fixed' });
+    standard = synthGateway();
+  }, SYNTH_TIMEOUT_MS);
+
+  const functionProps = (gateway: SynthesizedGateway, name: 'ingest' | 'sender') =>
+    gateway.template.findResources('AWS::Lambda::Function')[logicalId(gateway, gateway.stack[name].fn)]
+      ?.Properties;
+
+  it('runs the sender in the private subnets', () => {
+    const subnets = fixed.template.findResources('AWS::EC2::Subnet', {
+      Properties: { Tags: Match.arrayWith([{ Key: 'aws-cdk:subnet-name', Value: 'private' }]) },
+    });
+    const vpcConfig = functionProps(fixed, 'sender')?.VpcConfig as
+      | { SubnetIds: { Ref: string }[] }
+      | undefined;
+    expect(vpcConfig?.SubnetIds.map((s) => s.Ref).sort()).toEqual(Object.keys(subnets).sort());
+  });
+
+  it('keeps ingest out of the VPC', () => {
+    expect(functionProps(fixed, 'ingest')).not.toHaveProperty('VpcConfig');
+  });
+
+  it('egresses through a single NAT gateway using the Elastic IP output as WecomTrustedIp', () => {
+    const [eipId] = Object.keys(fixed.template.findResources('AWS::EC2::EIP'));
+    fixed.template.resourceCountIs('AWS::EC2::EIP', 1);
+    fixed.template.resourceCountIs('AWS::EC2::NatGateway', 1);
+    fixed.template.hasResourceProperties('AWS::EC2::NatGateway', {
+      AllocationId: { 'Fn::GetAtt': [eipId, 'AllocationId'] },
+    });
+    fixed.template.hasOutput('WecomTrustedIp', { Value: { 'Fn::GetAtt': [eipId, 'PublicIp'] } });
+  });
+
+  it('reaches DynamoDB through a gateway endpoint', () => {
+    fixed.template.hasResourceProperties('AWS::EC2::VPCEndpoint', { VpcEndpointType: 'Gateway' });
+  });
+
+  it('creates no VPC and no trusted-IP output by default', () => {
+    standard.template.resourceCountIs('AWS::EC2::VPC', 0);
+    expect(functionProps(standard, 'sender')).not.toHaveProperty('VpcConfig');
+    expect(standard.template.findOutputs('WecomTrustedIp')).toEqual({});
+  });
+});

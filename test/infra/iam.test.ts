@@ -1,0 +1,105 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '#lib/resources/index.js';
+import type { GatewayFunction } from '../../infra/constructs/gateway-function.js';
+import {
+  actionsOf,
+  logicalId,
+  resourcesOf,
+  roleLogicalId,
+  SYNTH_TIMEOUT_MS,
+  type SynthesizedGateway,
+  statementsOfRole,
+  synthGateway,
+} from './synth.js';
+
+describe('IAM least privilege', () => {
+  let gateway: SynthesizedGateway;
+  beforeAll(() => {
+    gateway = synthGateway();
+  }, SYNTH_TIMEOUT_MS);
+
+  const statements = (fn: GatewayFunction) => statementsOfRole(gateway.template, roleLogicalId(gateway, fn));
+  const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+  const ids = () => {
+    const stack = gateway.stack;
+    const [table] = Object.keys(gateway.template.findResources('AWS::DynamoDB::GlobalTable'));
+    const [secret] = Object.keys(gateway.template.findResources('AWS::SecretsManager::Secret'));
+    const lanes = stack.node.findAll().filter((c) => /\/Queues\/(high|normal)$/.test(c.node.path));
+    return {
+      table: arnOf(table as string),
+      secret: { Ref: secret as string },
+      lanes: lanes.map((q) => arnOf(logicalId(gateway, q))),
+      logGroup: (fn: GatewayFunction) => arnOf(logicalId(gateway, fn.logGroup)),
+    };
+  };
+  const distinct = (values: unknown[]) => [...new Set(values.map((v) => JSON.stringify(v)))].sort();
+
+  it('grants no wildcard action anywhere in the stack', () => {
+    for (const policy of Object.values(gateway.template.findResources('AWS::IAM::Policy'))) {
+      const actions = actionsOf(policy.Properties.PolicyDocument.Statement);
+      expect(actions.filter((a) => a.includes('*'))).toEqual([]);
+    }
+  });
+
+  it('lets ingest read and write items, enqueue, and read the config — nothing else', () => {
+    expect(new Set(actionsOf(statements(gateway.stack.ingest)))).toEqual(
+      new Set([
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'sqs:SendMessage',
+        'secretsmanager:GetSecretValue',
+      ]),
+    );
+  });
+
+  it('does not let ingest delete items or change message visibility', () => {
+    const actions = actionsOf(statements(gateway.stack.ingest));
+    expect(actions).not.toContain('dynamodb:DeleteItem');
+    expect(actions).not.toContain('sqs:ChangeMessageVisibility');
+  });
+
+  it('gives the sender only item actions, lane consume/send/visibility, and the config', () => {
+    const actions = actionsOf(statements(gateway.stack.sender));
+    expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(actions).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ChangeMessageVisibility']));
+    expect(actions.filter((a) => !/^(logs|dynamodb|sqs|secretsmanager):/.test(a))).toEqual([]);
+  });
+
+  it.each(['ingest', 'sender'] as const)(
+    'scopes the %s policy to the table, lanes, secret and its own logs',
+    (name) => {
+      const fn = gateway.stack[name];
+      const { table, secret, lanes, logGroup } = ids();
+      expect(distinct(resourcesOf(statements(fn)))).toEqual(
+        distinct([table, secret, ...lanes, logGroup(fn)]),
+      );
+    },
+  );
+
+  it.each(['ingest', 'sender'] as const)('hands %s the names of exactly what it was granted', (name) => {
+    const fn = gateway.stack[name];
+    const resource = gateway.template.findResources('AWS::Lambda::Function')[logicalId(gateway, fn.fn)];
+    const env = resource?.Properties.Environment.Variables as Record<string, unknown>;
+    const { table, secret } = ids();
+    expect(env[ENV.tableName]).toEqual({ Ref: table['Fn::GetAtt'][0] });
+    expect(env[ENV.configSecretId]).toEqual(secret);
+    expect(env[ENV.queueUrlHigh]).toEqual({ Ref: expect.stringMatching(/^Queueshigh/) });
+    expect(env[ENV.queueUrlNormal]).toEqual({ Ref: expect.stringMatching(/^Queuesnormal/) });
+  });
+
+  it('points only the sender at the WeCom API', () => {
+    const functions = gateway.template.findResources('AWS::Lambda::Function');
+    const envOf = (fn: GatewayFunction) =>
+      functions[logicalId(gateway, fn.fn)]?.Properties.Environment.Variables as Record<string, unknown>;
+    expect(envOf(gateway.stack.sender)[ENV.wecomApiBase]).toBe('https://qyapi.weixin.qq.com');
+    expect(envOf(gateway.stack.ingest)).not.toHaveProperty(ENV.wecomApiBase);
+  });
+});

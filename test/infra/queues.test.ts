@@ -1,0 +1,78 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { QUEUES } from '#lib/resources/index.js';
+import { MIN_VISIBILITY_TO_TIMEOUT_RATIO } from '../../infra/constructs/gateway-queues.js';
+import { logicalId, SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } from './synth.js';
+
+interface QueueResource {
+  readonly Properties: {
+    readonly VisibilityTimeout: number;
+    readonly SqsManagedSseEnabled?: boolean;
+    readonly RedrivePolicy?: {
+      deadLetterTargetArn: { 'Fn::GetAtt': [string, string] };
+      maxReceiveCount: number;
+    };
+  };
+}
+
+describe('Queues', () => {
+  let gateway: SynthesizedGateway;
+  let queues: Record<string, QueueResource>;
+  let deadLetterIds: Set<string>;
+  beforeAll(() => {
+    gateway = synthGateway();
+    queues = gateway.template.findResources('AWS::SQS::Queue') as Record<string, QueueResource>;
+    deadLetterIds = new Set(
+      Object.values(queues).flatMap((q) => {
+        const target = q.Properties.RedrivePolicy?.deadLetterTargetArn['Fn::GetAtt'][0];
+        return target ? [target] : [];
+      }),
+    );
+  }, SYNTH_TIMEOUT_MS);
+
+  it('creates every queue defined in lib/resources', () => {
+    expect(Object.keys(queues)).toHaveLength(Object.keys(QUEUES).length);
+  });
+
+  it('redrives every non-DLQ queue with maxReceiveCount from lib/resources', () => {
+    const sources = Object.entries(queues).filter(([id]) => !deadLetterIds.has(id));
+    const expected = Object.values(QUEUES).flatMap((q) =>
+      'deadLetter' in q ? [q.deadLetter.maxReceiveCount] : [],
+    );
+    expect(sources).toHaveLength(expected.length);
+    expect(sources.map(([, q]) => q.Properties.RedrivePolicy?.maxReceiveCount).sort()).toEqual(
+      expected.sort(),
+    );
+  });
+
+  it('keeps lane visibility timeout at least 6 × the sender timeout', () => {
+    const sender =
+      gateway.template.findResources('AWS::Lambda::Function')[logicalId(gateway, gateway.stack.sender.fn)];
+    const senderTimeout = sender?.Properties.Timeout as number;
+    for (const mapping of Object.values(gateway.template.findResources('AWS::Lambda::EventSourceMapping'))) {
+      const laneId = (mapping.Properties.EventSourceArn as { 'Fn::GetAtt': [string, string] })[
+        'Fn::GetAtt'
+      ][0];
+      expect(queues[laneId]?.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(
+        MIN_VISIBILITY_TO_TIMEOUT_RATIO * senderTimeout,
+      );
+    }
+  });
+
+  it('encrypts every queue with SQS-managed keys', () => {
+    for (const queue of Object.values(queues)) expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+  });
+
+  it('denies non-TLS access to every queue', () => {
+    const policies = Object.values(gateway.template.findResources('AWS::SQS::QueuePolicy'));
+    const protectedQueues = policies
+      .filter((p) =>
+        (p.Properties.PolicyDocument.Statement as { Effect: string; Condition?: unknown }[]).some(
+          (s) =>
+            s.Effect === 'Deny' &&
+            JSON.stringify(s.Condition) === JSON.stringify({ Bool: { 'aws:SecureTransport': 'false' } }),
+        ),
+      )
+      .flatMap((p) => (p.Properties.Queues as { Ref: string }[]).map((q) => q.Ref));
+    expect(new Set(protectedQueues)).toEqual(new Set(Object.keys(queues)));
+  });
+});
