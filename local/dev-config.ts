@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { GatewayConfig } from '#lib/config/index.js';
+import { type GatewayConfig, QUOTA_DEFAULTS } from '#lib/config/index.js';
 
 /** A generated API key: the plaintext (printed once to the developer) and the config holding only its hash. */
 export interface DevKey {
@@ -22,15 +22,7 @@ export function devConfig(key: DevKey): GatewayConfig {
         corpId: 'wwlocal000000000001',
         agentId: 1000002,
         secret: randomBytes(24).toString('base64url'),
-        quota: {
-          perMinute: 10_000,
-          perHour: 150_000,
-          perDay: 100_000,
-          perMemberPerMinute: 30,
-          perMemberPerHour: 1_000,
-          safetyMargin: 0.2,
-          normalShare: 0.8,
-        },
+        quota: { ...QUOTA_DEFAULTS },
       },
     },
     apiKeys: [

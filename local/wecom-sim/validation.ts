@@ -4,6 +4,9 @@ import { ERRCODE } from './errcodes.js';
  * message/send body checks, after https://developer.work.weixin.qq.com/document/path/90236 (发送应用消息).
  * Where the docs give a limit but not the errcode WeCom answers when it is exceeded, the choice is
  * marked "assumed".
+ *
+ * Deliberately written apart from the gateway's own validation (lib/messages): the simulator stands in for WeCom,
+ * and a limit shared between the two could be wrong in both without any test noticing.
  */
 export const MSG_TYPES = new Set([
   'text',
