@@ -7,7 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { isJavaAvailable } from '#local/emulators.js';
 
 if (!(await isJavaAvailable())) {
-  process.stdout.write('DynamoDB Local pass: no Java 17 on this machine, skipped (the suite above ran on dynalite)\n');
+  process.stdout.write(
+    'DynamoDB Local pass: no Java 17 on this machine, skipped (the suite above ran on dynalite)\n',
+  );
   process.exit(0);
 }
 process.stdout.write('\nDynamoDB Local pass: running the integration suite against AWS DynamoDB Local\n');

@@ -1,25 +1,8 @@
 import { type GatewayConfig, type GatewayEnv, loadConfig, readEnv } from '#lib/config/index.js';
-import type { IngestDeps } from '#lib/ingest/index.js';
 import { createLogger, type Logger, Metrics } from '#lib/observability/index.js';
 import { createSqsClient, SqsMessageQueue } from '#lib/queue/index.js';
-import { MAX_RECEIVE_COUNT } from '#lib/resources/index.js';
-import {
-  PauseCache,
-  QuotaGuard,
-  type QuotaWindows,
-  type RetryPolicy,
-  type SenderDeps,
-  TokenCache,
-  WECOM_WINDOWS,
-} from '#lib/sender/index.js';
-import {
-  createDocumentClient,
-  DynamoIdempotencyStore,
-  DynamoMessageStore,
-  DynamoPauseStore,
-  DynamoQuotaStore,
-  DynamoTokenStore,
-} from '#lib/store/index.js';
+import { type QuotaWindows, type RetryPolicy, TokenCache } from '#lib/sender/index.js';
+import { createDocumentClient, DynamoMessageStore, DynamoTokenStore } from '#lib/store/index.js';
 import type { WecomClient } from '#lib/wecom/index.js';
 import type { UndiciTransportOptions } from '#lib/wecom/undici.js';
 

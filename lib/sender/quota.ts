@@ -174,9 +174,7 @@ export class QuotaGuard {
   ): Promise<boolean> {
     const key = `${app}#${scope}#${window}#${priority}`;
     const previous = this.pending.get(key) ?? Promise.resolve();
-    const turn = previous.then(() =>
-      this.takeSerialized(key, app, scope, window, amount, limit, priority, endMs),
-    );
+    const turn = previous.then(() => this.takeSerialized(key, app, scope, window, amount, limit, endMs));
     const settled = turn.catch(() => undefined);
     this.pending.set(key, settled);
     void settled.then(() => {
@@ -192,7 +190,6 @@ export class QuotaGuard {
     window: number,
     amount: number,
     limit: number,
-    priority: Priority,
     endMs: number,
   ): Promise<boolean> {
     const held = this.held.get(key) ?? 0;

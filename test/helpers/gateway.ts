@@ -35,18 +35,29 @@ export function testConfig(
   };
 }
 
+/** A parsed JSON response body; tests assert on it field by field. */
+// biome-ignore lint/suspicious/noExplicitAny: arbitrary JSON from the API under test, narrowed by the assertions
+export type JsonBody = any;
+
 export interface TestGateway {
   stack: LocalStack;
   key: string;
-  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
-  get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  post(
+    path: string,
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: JsonBody }>;
+  get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: JsonBody }>;
   /** Polls GET /v1/messages/{id} until `pred` holds. */
-  waitForStatus(id: string, statuses: string[], timeoutMs?: number): Promise<any>;
+  waitForStatus(id: string, statuses: string[], timeoutMs?: number): Promise<JsonBody>;
 }
 
 /** Starts the full local stack on random ports with a fresh key; every test file gets its own. */
 export async function startTestGateway(
-  opts: Omit<LocalStackOptions, 'config'> & { quota?: Partial<GatewayConfig['apps'][string]['quota']>; apps?: string[] } = {},
+  opts: Omit<LocalStackOptions, 'config'> & {
+    quota?: Partial<GatewayConfig['apps'][string]['quota']>;
+    apps?: string[];
+  } = {},
 ): Promise<TestGateway> {
   const devKey = newDevKey();
   const { quota, apps, ...stackOpts } = opts;
@@ -74,11 +85,15 @@ export async function startTestGateway(
     post: (path, body, headers) => call('POST', path, body, headers),
     get: (path, headers) => call('GET', path, undefined, headers),
     waitForStatus: async (id, statuses, timeoutMs = 20_000) => {
-      let last: any;
-      await waitFor(async () => {
-        last = (await gw.get(`/v1/messages/${id}`)).body;
-        return statuses.includes(last?.status);
-      }, timeoutMs, () => `message ${id} never reached ${statuses.join('|')}; last: ${JSON.stringify(last)}`);
+      let last: JsonBody;
+      await waitFor(
+        async () => {
+          last = (await gw.get(`/v1/messages/${id}`)).body;
+          return statuses.includes(last?.status);
+        },
+        timeoutMs,
+        () => `message ${id} never reached ${statuses.join('|')}; last: ${JSON.stringify(last)}`,
+      );
       return last;
     },
   };
@@ -99,7 +114,11 @@ export async function waitFor(
   }
 }
 
-export const text = (content: string, touser: string | string[] = 'zhangsan', extra: Record<string, unknown> = {}) => ({
+export const text = (
+  content: string,
+  touser: string | string[] = 'zhangsan',
+  extra: Record<string, unknown> = {},
+) => ({
   app: 'ops',
   touser,
   msgtype: 'text',

@@ -6,7 +6,13 @@ import { InMemoryQuotaStore } from '#test/helpers/unit-quota-store.js';
 
 const MINUTE_START = Date.parse('2026-12-01T08:00:00Z');
 const MINUTE = MINUTE_START / 60_000;
-const demand: QuotaDemand = { app: 'ops', quota: { ...QUOTA_DEFAULTS }, priority: 'high', members: [], personTimes: 1 };
+const demand: QuotaDemand = {
+  app: 'ops',
+  quota: { ...QUOTA_DEFAULTS },
+  priority: 'high',
+  members: [],
+  personTimes: 1,
+};
 
 describe('QuotaGuard window guard band', () => {
   it('waits for the next window instead of reserving in the last 250 ms of a minute', async () => {

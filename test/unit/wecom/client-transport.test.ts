@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WecomClient, WecomTransportError } from '#lib/wecom/index.js';
+import { WecomTransportError } from '#lib/wecom/index.js';
 import { createUndiciWecomClient } from '#lib/wecom/undici.js';
 import { deadPort, startLocalServer } from '#test/helpers/unit-http.js';
 
