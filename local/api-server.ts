@@ -271,7 +271,7 @@ function clientIp(req: IncomingMessage): string {
 }
 
 function sendError(res: ServerResponse, status: number, code: string, message: string): void {
-  sendJson(res, status, { error: { code, message } });
+  sendJson(res, status, { error: { code, message, details: [] } });
 }
 
 function sendJson(res: ServerResponse, status: number, payload: unknown): void {

@@ -12,6 +12,9 @@ import type { Logger, Metrics } from '#lib/observability/index.js';
 export type HttpEvent = APIGatewayProxyEventV2 & { parsedBody?: unknown };
 type HttpMiddleware = MiddlewareObj<HttpEvent, APIGatewayProxyResultV2, Error, Context>;
 
+/** Rejects malformed UTF-8 instead of silently turning it into U+FFFD (which would change the message). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** The one place where errors become HTTP responses: known ones as 4xx, anything else as a logged 500. */
 export const httpErrors = (logger: Logger): HttpMiddleware => ({
   onError: async (request) => {
@@ -46,11 +49,33 @@ export const jsonBody = (maxBytes: number): HttpMiddleware => ({
     if (raw.length > maxBytes) throw new PayloadTooLargeError(maxBytes);
     if (raw.length === 0)
       throw new BadRequestError('invalid_json', 'request body is empty; send a JSON object');
+    let text: string;
     try {
-      event.parsedBody = JSON.parse(raw.toString('utf8'));
-    } catch (err) {
-      throw new BadRequestError('invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
+      text = UTF8.decode(raw);
+    } catch {
+      throw new BadRequestError('invalid_json', 'request body is not valid UTF-8');
     }
+    try {
+      event.parsedBody = JSON.parse(text);
+    } catch (err) {
+      // JSON.parse throws SyntaxError (or RangeError on absurd nesting); its message names the position.
+      const reason = err instanceof Error ? err.message : 'unparsable';
+      throw new BadRequestError('invalid_json', `request body is not valid JSON: ${reason.slice(0, 200)}`);
+    }
+  },
+});
+
+/**
+ * `Authorization: Bearer` before anything else looks at the request, so an unauthenticated caller learns nothing
+ * about routes or bodies (401 first) and never makes the function parse a 1 MB body. Sets `event.principal`.
+ */
+export const bearerAuth = <P>(
+  authenticate: (header: string | undefined) => P,
+  isPublic: (event: HttpEvent) => boolean,
+): MiddlewareObj<HttpEvent & { principal?: P }, APIGatewayProxyResultV2, Error, Context> => ({
+  before: async (request) => {
+    if (isPublic(request.event)) return;
+    request.event.principal = authenticate(request.event.headers.authorization);
   },
 });
 

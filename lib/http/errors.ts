@@ -77,20 +77,21 @@ export const json = (
   body: JSON.stringify(body),
 });
 
+/** The error object of every error response (SPEC §2); `details` is always an array, possibly empty. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  details: readonly unknown[];
+}
+
+/** The `error` object for a known error; anything else becomes the generic internal error. */
+export const toErrorBody = (err: unknown): ErrorBody =>
+  err instanceof HttpError
+    ? { code: err.code, message: err.message, details: err.details }
+    : { code: 'internal_error', message: 'internal error', details: [] };
+
 /** Known errors → their 4xx/503 body; anything else → a generic 500 whose details stay in the log. */
 export function toErrorResponse(err: unknown): HttpResponse {
-  if (err instanceof HttpError) {
-    return json(
-      err.status,
-      {
-        error: {
-          code: err.code,
-          message: err.message,
-          ...(err.details.length ? { details: err.details } : {}),
-        },
-      },
-      err.headers,
-    );
-  }
-  return json(500, { error: { code: 'internal_error', message: 'internal error' } });
+  const status = err instanceof HttpError ? err.status : 500;
+  return json(status, { error: toErrorBody(err) }, err instanceof HttpError ? err.headers : {});
 }

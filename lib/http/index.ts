@@ -1,6 +1,7 @@
 export {
   BadRequestError,
   ConflictError,
+  type ErrorBody,
   ForbiddenError,
   HttpError,
   type HttpResponse,
@@ -8,6 +9,7 @@ export {
   NotFoundError,
   PayloadTooLargeError,
   ServiceUnavailableError,
+  toErrorBody,
   toErrorResponse,
   UnauthorizedError,
   UnsupportedMediaTypeError,

@@ -3,12 +3,22 @@ import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
 import {
   BadRequestError,
   ConflictError,
+  type ErrorBody,
   ForbiddenError,
   NotFoundError,
   ServiceUnavailableError,
+  toErrorBody,
 } from '#lib/http/index.js';
 import { type MessageRequest, validateMessageRequest } from '#lib/messages/index.js';
-import { type MessageRecord, STATUS, toQueuedMessage } from '#lib/model/index.js';
+import {
+  type MessageError,
+  type MessageEvent,
+  type MessageRecord,
+  type MessageStatus,
+  STATUS,
+  toQueuedMessage,
+} from '#lib/model/index.js';
+import { createUrlGuard, LookupUnavailableError, UnsafeUrlError, type UrlGuard } from '#lib/net/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
 import type { TokenCache } from '#lib/sender/index.js';
@@ -27,6 +37,8 @@ export interface IngestDeps {
   /** For recall only. */
   tokens: TokenCache;
   wecom: Pick<WecomApi, 'recall'>;
+  /** SSRF guard for `callback_url`; default: the system resolver, loopback per `config.allowLoopbackWebhooks`. */
+  urlGuard?: UrlGuard;
   now?: () => number;
   newId?: () => string;
 }
@@ -36,13 +48,21 @@ export interface Accepted {
   status: 'queued';
 }
 
+/** SPEC §2: a batch holds at most 100 messages. */
+export const MAX_BATCH_ITEMS = 100;
+/** SPEC §2: ≤128 visible ASCII characters. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
+/** WeCom `message/recall` only works within 24 h of sending (errcode 42052 after). */
 const RECALL_WINDOW_MS = 24 * 3600_000;
+/** WeCom: the message was sent more than 24 hours ago. */
+const WECOM_RECALL_TOO_LATE = 42052;
+const MESSAGE_ID = /^msg_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /**
- * Accepts one message: validate → (claim the Idempotency-Key) → store the record → enqueue. The record is written
- * before the enqueue so a status query never 404s for an id we answered with; if the enqueue fails the client
- * gets a 503 and the record is marked failed, never left `queued`.
+ * Accepts one message: validate → check `callback_url` → (claim the Idempotency-Key) → store the record →
+ * enqueue. Without an Idempotency-Key that is one DynamoDB write and one SQS send. The record is written before
+ * the enqueue so a status query never 404s for an id we answered with; if the enqueue fails the client gets a 503,
+ * the record is marked failed (never left `queued`) and the Idempotency-Key is released for the retry.
  *
  * @example await submitMessage(deps, apiKey, JSON.parse(body), headers['idempotency-key'])
  */
@@ -52,20 +72,28 @@ export async function submitMessage(
   body: unknown,
   idempotencyKey?: string,
 ): Promise<Accepted> {
-  const req = validate(body);
-  authorizeApp(apiKey, req.app, deps.config);
   requireScope(apiKey, 'messages:write');
+  if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    throw new BadRequestError(
+      'invalid_idempotency_key',
+      'Idempotency-Key must be 1-128 visible ASCII characters',
+      [
+        {
+          field: 'Idempotency-Key',
+          message: `${idempotencyKey.length} characters, allowed 1-128 of 0x21-0x7e`,
+        },
+      ],
+    );
+  }
+  const req = validate(body);
+  authorizeApp(apiKey, req.app);
+  await checkCallbackUrl(deps, req);
   const id = (deps.newId ?? newMessageId)();
   let keyHash: string | undefined;
   if (idempotencyKey !== undefined) {
-    if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new BadRequestError(
-        'invalid_idempotency_key',
-        'Idempotency-Key must be 1-128 visible ASCII characters',
-      );
-    }
     keyHash = sha256Hex(idempotencyKey);
-    const bodyHash = sha256Hex(canonicalJson(body));
+    // The normalized request, not the raw bytes: key order, `a|b` vs ["a","b"] and defaults do not matter.
+    const bodyHash = sha256Hex(canonicalJson(req));
     const claim = await deps.idempotency.claim(
       apiKey.name,
       keyHash,
@@ -87,56 +115,114 @@ export async function submitMessage(
     if (!accepted) throw new ServiceUnavailableError('could not queue the message; retry');
     return accepted;
   } catch (err) {
-    if (keyHash) await deps.idempotency.release(apiKey.name, keyHash, id).catch(() => undefined);
+    if (keyHash) {
+      await deps.idempotency.release(apiKey.name, keyHash, id).catch((releaseErr: unknown) => {
+        deps.logger.error('could not release idempotency key', { err: releaseErr, messageId: id });
+      });
+    }
     throw err;
   }
 }
 
 export type BatchItemResult =
   | { index: number; id: string; status: 'queued' }
-  | { index: number; error: unknown };
+  | { index: number; error: ErrorBody };
 
-/** Up to 100 messages; valid items are accepted even when others are invalid (HTTP 207). */
+/**
+ * Up to 100 messages; every item is validated on its own and valid items are accepted even when others are
+ * invalid (HTTP 207). Records are written first, then each lane gets SendMessageBatch calls of up to 10.
+ *
+ * @example const results = await submitBatch(deps, apiKey, { messages: [a, b] }); // [{ index: 0, id, status }, …]
+ */
 export async function submitBatch(
   deps: IngestDeps,
   apiKey: ApiKeyConfig,
   body: unknown,
+  idempotencyKey?: string,
 ): Promise<BatchItemResult[]> {
   requireScope(apiKey, 'messages:write');
-  const items = (body as { messages?: unknown } | null)?.messages;
-  if (!body || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(items)) {
+  if (idempotencyKey !== undefined) {
+    // Silently ignoring it would make a client's "safe" retry send every message twice.
+    throw new BadRequestError(
+      'idempotency_not_supported',
+      'Idempotency-Key is not supported on batches; send messages one by one to make retries safe',
+      [{ field: 'Idempotency-Key', message: 'not supported on /v1/messages/batch' }],
+    );
+  }
+  const items = isRecord(body) ? body.messages : undefined;
+  if (!isRecord(body) || !Array.isArray(items)) {
     throw new BadRequestError('invalid_request', 'body must be {"messages": [...]}', [
       { field: 'messages', message: 'required array' },
     ]);
   }
-  if (items.length === 0 || items.length > 100) {
-    throw new BadRequestError('invalid_request', 'messages must hold 1-100 items', [
-      { field: 'messages', message: `${items.length} items, allowed 1-100` },
+  const unknown = Object.keys(body).filter((k) => k !== 'messages');
+  if (unknown.length > 0) {
+    throw new BadRequestError(
+      'invalid_request',
+      'body must be {"messages": [...]}',
+      unknown.slice(0, 20).map((field) => ({ field, message: 'unknown field' })),
+    );
+  }
+  if (items.length === 0 || items.length > MAX_BATCH_ITEMS) {
+    throw new BadRequestError('invalid_request', `messages must hold 1-${MAX_BATCH_ITEMS} items`, [
+      { field: 'messages', message: `${items.length} items, allowed 1-${MAX_BATCH_ITEMS}` },
     ]);
   }
+  type Checked = { index: number; id: string; req: MessageRequest } | { index: number; error: ErrorBody };
+  const checked = await Promise.all(
+    items.map(async (item, index): Promise<Checked> => {
+      try {
+        const req = validate(item);
+        authorizeApp(apiKey, req.app);
+        await checkCallbackUrl(deps, req);
+        return { index, id: (deps.newId ?? newMessageId)(), req };
+      } catch (err) {
+        return { index, error: itemError(deps, err) };
+      }
+    }),
+  );
   const results: BatchItemResult[] = [];
   const valid: { index: number; id: string; req: MessageRequest }[] = [];
-  items.forEach((item, index) => {
-    try {
-      const req = validate(item);
-      authorizeApp(apiKey, req.app, deps.config);
-      valid.push({ index, id: (deps.newId ?? newMessageId)(), req });
-    } catch (err) {
-      results.push({ index, error: errorBody(err) });
-    }
-  });
+  for (const c of checked) {
+    if ('error' in c) results.push(c);
+    else valid.push(c);
+  }
   if (valid.length > 0) {
     const accepted = await acceptAll(deps, apiKey, valid, 'batch');
     valid.forEach((v, i) => {
-      const a = accepted[i];
       results.push(
-        a
-          ? { index: v.index, id: a.id, status: 'queued' }
-          : { index: v.index, error: { code: 'unavailable', message: 'could not queue the message; retry' } },
+        accepted[i]
+          ? { index: v.index, id: v.id, status: 'queued' }
+          : {
+              index: v.index,
+              error: { code: 'unavailable', message: 'could not queue the message; retry', details: [] },
+            },
       );
     });
   }
   return results.sort((a, b) => a.index - b.index);
+}
+
+/** GET /v1/messages/{id} (SPEC §2). */
+export interface MessageStatusView {
+  id: string;
+  app: string;
+  status: MessageStatus;
+  priority: MessageRecord['priority'];
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
+  metadata: Record<string, string>;
+  wecom: {
+    msgid: string;
+    invaliduser: string;
+    invalidparty: string;
+    invalidtag: string;
+    unlicenseduser: string;
+  } | null;
+  error: MessageError | null;
+  events: MessageEvent[];
 }
 
 /** GET /v1/messages/{id}: 404 (not 403) for ids of apps the key may not read, so ids do not leak. */
@@ -144,13 +230,15 @@ export async function getMessage(
   deps: IngestDeps,
   apiKey: ApiKeyConfig,
   id: string,
-): Promise<Record<string, unknown>> {
+): Promise<MessageStatusView> {
   requireScope(apiKey, 'messages:read');
-  const record = await readOwn(deps, apiKey, id);
-  return toStatusView(record);
+  return toStatusView(await readOwn(deps, apiKey, id));
 }
 
-/** POST /v1/messages/{id}/recall: WeCom `message/recall` with the stored msgid, within 24 h. */
+/**
+ * POST /v1/messages/{id}/recall: WeCom `message/recall` with the stored msgid, within 24 h of sending. Recalling
+ * an already recalled message answers 200 again (a retried recall must not fail).
+ */
 export async function recallMessage(
   deps: IngestDeps,
   apiKey: ApiKeyConfig,
@@ -159,33 +247,39 @@ export async function recallMessage(
   requireScope(apiKey, 'messages:recall');
   const record = await readOwn(deps, apiKey, id);
   if (record.status === STATUS.recalled) return { status: 'recalled' };
-  if (record.status !== STATUS.sent || !record.wecom?.msgid) {
+  const msgid = record.wecom?.msgid;
+  if (record.status !== STATUS.sent || !msgid) {
     throw new ConflictError(
       'not_recallable',
       `only sent messages can be recalled; this one is ${record.status}`,
     );
   }
   const now = (deps.now ?? Date.now)();
-  if (record.sentAt && now - Date.parse(record.sentAt) > RECALL_WINDOW_MS) {
-    throw new ConflictError('recall_window_passed', 'WeCom allows recalling a message only within 24 hours');
-  }
+  const tooLate = () =>
+    new ConflictError(
+      'recall_window_passed',
+      'WeCom allows recalling a message only within 24 hours of sending',
+    );
+  if (record.sentAt && now - Date.parse(record.sentAt) > RECALL_WINDOW_MS) throw tooLate();
   const app = deps.config.apps[record.app];
   if (!app) throw new ConflictError('app_not_configured', `app ${record.app} is no longer configured`);
   try {
     const token = await deps.tokens.get(app);
-    await deps.wecom.recall(token, record.wecom.msgid).catch(async (err: unknown) => {
+    await deps.wecom.recall(token, msgid).catch(async (err: unknown) => {
       if (!(err instanceof WecomApiError) || err.errclass !== 'token') throw err;
       await deps.tokens.invalidate(app, token);
-      await deps.wecom.recall(await deps.tokens.get(app), record.wecom?.msgid ?? '');
+      await deps.wecom.recall(await deps.tokens.get(app), msgid);
     });
   } catch (err) {
-    if (err instanceof WecomApiError) {
+    deps.logger.warn('recall failed', { err, messageId: id });
+    if (err instanceof WecomApiError && err.errcode === WECOM_RECALL_TOO_LATE) throw tooLate();
+    if (err instanceof WecomApiError && (err.errclass === 'permanent' || err.errclass === 'config')) {
       throw new ConflictError(
         'wecom_recall_failed',
         `WeCom refused the recall: errcode ${err.errcode} ${err.errmsg}`,
       );
     }
-    throw new ServiceUnavailableError('WeCom is unreachable; retry the recall');
+    throw new ServiceUnavailableError('WeCom could not recall the message right now; retry the recall');
   }
   const at = new Date(now).toISOString();
   await deps.messages.transition(id, {
@@ -234,22 +328,26 @@ async function acceptAll(
       ),
     ),
   );
-  // 2. Enqueue, per lane; single messages with SendMessage, batches with SendMessageBatch in chunks of 10.
+  // 2. Enqueue, per lane: a single message with SendMessage, a batch with SendMessageBatch in chunks of 10.
   const failedIds = new Set<string>(records.filter((_, i) => !stored[i]).map((r) => r.id));
-  for (const lane of ['high', 'normal'] as const) {
-    const laneRecords = records.filter((r, i) => stored[i] && r.priority === lane);
-    if (laneRecords.length === 0) continue;
-    if (mode === 'single') {
-      const only = laneRecords[0] as MessageRecord;
-      await deps.queue.enqueue(lane, toQueuedMessage(only)).catch((err: unknown) => {
-        deps.logger.error('enqueue failed', { err, messageId: only.id });
-        failedIds.add(only.id);
-      });
-    } else {
-      for (const id of await deps.queue.enqueueBatch(lane, laneRecords.map(toQueuedMessage)))
-        failedIds.add(id);
-    }
-  }
+  await Promise.all(
+    (['high', 'normal'] as const).map(async (lane) => {
+      const laneRecords = records.filter((r, i) => stored[i] && r.priority === lane);
+      if (laneRecords.length === 0) return;
+      if (mode === 'single') {
+        const only = laneRecords[0] as MessageRecord;
+        await deps.queue.enqueue(lane, toQueuedMessage(only)).catch((err: unknown) => {
+          deps.logger.error('enqueue failed', { err, messageId: only.id });
+          failedIds.add(only.id);
+        });
+      } else {
+        for (const id of await deps.queue.enqueueBatch(lane, laneRecords.map(toQueuedMessage))) {
+          deps.logger.error('enqueue failed', { messageId: id });
+          failedIds.add(id);
+        }
+      }
+    }),
+  );
   // 3. Never leave a record `queued` that no queue holds.
   await Promise.all(
     records
@@ -264,6 +362,7 @@ async function acceptAll(
               code: 'enqueue_failed',
               message: 'the queue was unavailable; the client was told to retry',
             },
+            event: { at: createdAt, type: 'failed', detail: 'enqueue_failed' },
           })
           .catch((err: unknown) =>
             deps.logger.error('could not mark unqueued record', { err, messageId: r.id }),
@@ -280,11 +379,43 @@ function validate(body: unknown): MessageRequest {
   return result.value;
 }
 
-function authorizeApp(apiKey: ApiKeyConfig, app: string, config: GatewayConfig): void {
+/** Guards per config object: built on the first request of a container, then reused. */
+const defaultGuards = new WeakMap<GatewayConfig, UrlGuard>();
+
+function urlGuard(deps: IngestDeps): UrlGuard {
+  if (deps.urlGuard) return deps.urlGuard;
+  let guard = defaultGuards.get(deps.config);
+  if (!guard) {
+    guard = createUrlGuard({ allowLoopback: deps.config.allowLoopbackWebhooks });
+    defaultGuards.set(deps.config, guard);
+  }
+  return guard;
+}
+
+/** SSRF: the webhook target must be https and must not resolve to a non-public address (400 on `callback_url`). */
+async function checkCallbackUrl(deps: IngestDeps, req: MessageRequest): Promise<void> {
+  if (req.callbackUrl === undefined) return;
+  try {
+    await urlGuard(deps).assertSafe(req.callbackUrl);
+  } catch (err) {
+    if (err instanceof UnsafeUrlError) {
+      throw new BadRequestError('invalid_message', 'the message is invalid', [
+        { field: 'callback_url', message: err.message },
+      ]);
+    }
+    if (err instanceof LookupUnavailableError) {
+      throw new ServiceUnavailableError(
+        `could not resolve the callback_url host ${err.hostname} right now; retry`,
+      );
+    }
+    throw err;
+  }
+}
+
+/** The same answer for apps that exist and apps that do not, so a key cannot probe other teams' app names. */
+function authorizeApp(apiKey: ApiKeyConfig, app: string): void {
   if (!apiKey.apps.includes(app)) {
-    throw new ForbiddenError(
-      app in config.apps ? `API key ${apiKey.name} may not send for app ${app}` : `unknown app ${app}`,
-    );
+    throw new ForbiddenError(`API key ${apiKey.name} may not send for app ${app}`);
   }
 }
 
@@ -294,13 +425,13 @@ function requireScope(apiKey: ApiKeyConfig, scope: ApiKeyConfig['scopes'][number
 }
 
 async function readOwn(deps: IngestDeps, apiKey: ApiKeyConfig, id: string): Promise<MessageRecord> {
-  if (!/^msg_[0-9A-HJKMNP-TV-Z]{26}$/.test(id)) throw new NotFoundError(`no message ${id.slice(0, 64)}`);
+  if (!MESSAGE_ID.test(id)) throw new NotFoundError(`no message ${id.slice(0, 64)}`);
   const record = await deps.messages.get(id);
   if (!record || !apiKey.apps.includes(record.app)) throw new NotFoundError(`no message ${id}`);
   return record;
 }
 
-function toStatusView(r: MessageRecord): Record<string, unknown> {
+function toStatusView(r: MessageRecord): MessageStatusView {
   return {
     id: r.id,
     app: r.app,
@@ -311,16 +442,36 @@ function toStatusView(r: MessageRecord): Record<string, unknown> {
     updated_at: r.updatedAt,
     sent_at: r.sentAt ?? null,
     metadata: r.metadata ?? {},
-    wecom: r.wecom ?? null,
+    // WeCom's own shape: the invalid* lists are `a|b` strings, empty when none.
+    wecom: r.wecom
+      ? {
+          msgid: r.wecom.msgid,
+          invaliduser: r.wecom.invaliduser ?? '',
+          invalidparty: r.wecom.invalidparty ?? '',
+          invalidtag: r.wecom.invalidtag ?? '',
+          unlicenseduser: r.wecom.unlicenseduser ?? '',
+        }
+      : null,
     error: r.error ?? null,
     events: recentEvents(r.events),
   };
 }
 
-const errorBody = (err: unknown) =>
-  err instanceof BadRequestError || err instanceof ForbiddenError
-    ? { code: err.code, message: err.message, ...(err.details.length ? { details: err.details } : {}) }
-    : { code: 'internal_error', message: 'internal error' };
+function itemError(deps: IngestDeps, err: unknown): ErrorBody {
+  if (
+    !(
+      err instanceof BadRequestError ||
+      err instanceof ForbiddenError ||
+      err instanceof ServiceUnavailableError
+    )
+  ) {
+    deps.logger.error('batch item failed', { err });
+  }
+  return toErrorBody(err);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 export const newMessageId = (): string => `msg_${ulid()}`;
 
@@ -330,6 +481,7 @@ export function canonicalJson(value: unknown): string {
   if (value && typeof value === 'object') {
     const entries = Object.keys(value)
       .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
       .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
     return `{${entries.join(',')}}`;
   }

@@ -1,4 +1,5 @@
 import type { IngestDeps } from '#lib/ingest/index.js';
+import { createUrlGuard } from '#lib/net/index.js';
 import { DynamoIdempotencyStore } from '#lib/store/index.js';
 import { createFetchWecomClient } from '#lib/wecom/index.js';
 import { type Closable, type RuntimeOptions, shared } from './shared.js';
@@ -20,6 +21,8 @@ export async function createIngestDeps(opts: RuntimeOptions = {}): Promise<Inges
     metrics: s.metrics,
     tokens: s.tokens,
     wecom: s.wecom,
+    // callback_url targets: https, and never private, loopback or link-local addresses (SSRF).
+    urlGuard: createUrlGuard({ allowLoopback: s.config.allowLoopbackWebhooks }),
     close: () => s.wecom.close(),
   };
 }

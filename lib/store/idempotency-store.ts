@@ -26,7 +26,13 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async claim(apiKey: string, keyHash: string, entry: IdempotencyEntry, ttlMs: number): Promise<ClaimResult> {
+  async claim(
+    apiKey: string,
+    keyHash: string,
+    entry: IdempotencyEntry,
+    ttlMs: number,
+    retries = 2,
+  ): Promise<ClaimResult> {
     const now = this.now();
     const key = keys.idempotency(apiKey, keyHash);
     try {
@@ -46,8 +52,11 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
       new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
     );
     const item = out.Item as (IdempotencyEntry & { expiresAt: number }) | undefined;
-    // Deleted or expired between the two calls: claim again (bounded by the caller's single retry).
-    if (!item || isExpired(item, now)) return this.claim(apiKey, keyHash, entry, ttlMs);
+    // Deleted or expired between the two calls: claim again, a bounded number of times.
+    if (!item || isExpired(item, now)) {
+      if (retries > 0) return this.claim(apiKey, keyHash, entry, ttlMs, retries - 1);
+      throw new Error('Idempotency-Key entry keeps disappearing between claim and read');
+    }
     return { claimed: false, existing: { bodyHash: item.bodyHash, messageId: item.messageId } };
   }
 

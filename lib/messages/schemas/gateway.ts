@@ -10,7 +10,7 @@ const maxKeyChars = (max: number) =>
     (issue) => `key is ${issue.received} characters, max ${max}`,
   );
 
-/** Syntax only: DNS resolution and the private-address (SSRF) checks happen when the webhook is sent. */
+/** Syntax only here; lib/net checks the resolved addresses at ingest, and again when the webhook is sent. */
 function isAbsoluteHttpsUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const url = new URL(value);

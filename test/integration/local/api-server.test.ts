@@ -86,7 +86,9 @@ describe('startApiServer', () => {
     const wrongMethod = await call(`${server.url}/v1/health`, { method: 'DELETE' });
 
     expect(unknownPath.status).toBe(404);
-    expect(unknownPath.json).toEqual({ error: { code: 'not_found', message: 'no route for GET /nope' } });
+    expect(unknownPath.json).toEqual({
+      error: { code: 'not_found', message: 'no route for GET /nope', details: [] },
+    });
     expect(wrongMethod.status).toBe(404);
   });
 

@@ -1,0 +1,161 @@
+import type { GatewayConfig } from '#lib/config/index.js';
+import { type IngestDeps, sha256Hex } from '#lib/ingest/index.js';
+import type { MessageRecord, QueuedMessage } from '#lib/model/index.js';
+import type { UrlGuard } from '#lib/net/index.js';
+import { createLogger, Metrics } from '#lib/observability/index.js';
+import type { MessageQueue } from '#lib/queue/index.js';
+import type { LaneName } from '#lib/resources/index.js';
+import type { TokenCache } from '#lib/sender/index.js';
+import type {
+  ClaimResult,
+  IdempotencyEntry,
+  IdempotencyStore,
+  MessageStore,
+  StatusChange,
+} from '#lib/store/index.js';
+import type { WecomApi } from '#lib/wecom/index.js';
+
+/** In-memory doubles of the ingest ports, recording every call (unit tests never touch the network). */
+export class FakeMessageStore implements MessageStore {
+  readonly records = new Map<string, MessageRecord>();
+  readonly calls: string[] = [];
+  failCreate = false;
+  async create(record: MessageRecord) {
+    this.calls.push('create');
+    if (this.failCreate) throw new Error('dynamo down');
+    this.records.set(record.id, structuredClone(record));
+  }
+  async get(id: string) {
+    this.calls.push('get');
+    return this.records.get(id);
+  }
+  async putSentBatch(): Promise<string[]> {
+    throw new Error('not used by ingest');
+  }
+  async transition(id: string, c: StatusChange) {
+    this.calls.push(`transition:${c.to}`);
+    const r = this.records.get(id);
+    if (!r || !c.from.includes(r.status)) return false;
+    r.status = c.to;
+    r.updatedAt = c.at;
+    if (c.error) r.error = c.error;
+    if (c.event) r.events = [...(r.events ?? []), c.event];
+    return true;
+  }
+}
+
+export class FakeQueue implements MessageQueue {
+  readonly sent: { lane: LaneName; message: QueuedMessage }[] = [];
+  readonly calls: string[] = [];
+  fail = false;
+  async enqueue(lane: LaneName, message: QueuedMessage) {
+    this.calls.push(`enqueue:${lane}`);
+    if (this.fail) throw new Error('sqs down');
+    this.sent.push({ lane, message });
+  }
+  async enqueueBatch(lane: LaneName, messages: QueuedMessage[]) {
+    this.calls.push(`enqueueBatch:${lane}:${messages.length}`);
+    if (this.fail) return messages.map((m) => m.id);
+    for (const message of messages) this.sent.push({ lane, message });
+    return [];
+  }
+  async retryAfter() {
+    throw new Error('not used by ingest');
+  }
+}
+
+export class FakeIdempotencyStore implements IdempotencyStore {
+  readonly entries = new Map<string, IdempotencyEntry & { ttlMs: number }>();
+  readonly calls: string[] = [];
+  async claim(apiKey: string, keyHash: string, entry: IdempotencyEntry, ttlMs: number): Promise<ClaimResult> {
+    this.calls.push('claim');
+    const existing = this.entries.get(`${apiKey}#${keyHash}`);
+    if (existing) return { claimed: false, existing };
+    this.entries.set(`${apiKey}#${keyHash}`, { ...entry, ttlMs });
+    return { claimed: true };
+  }
+  async release(apiKey: string, keyHash: string, messageId: string) {
+    this.calls.push('release');
+    if (this.entries.get(`${apiKey}#${keyHash}`)?.messageId === messageId)
+      this.entries.delete(`${apiKey}#${keyHash}`);
+  }
+}
+
+/** The plaintext of the `ops-key` API key in {@link fakeConfig}. */
+export const OPS_KEY = 'ops-key-0123456789';
+
+export const fakeConfig = (overrides: Partial<GatewayConfig> = {}): GatewayConfig => ({
+  apps: {
+    ops: { corpId: 'wwfake', agentId: 1000002, secret: 'secret-ops', quota: {} as never },
+    billing: { corpId: 'wwfake', agentId: 1000003, secret: 'secret-billing', quota: {} as never },
+  },
+  apiKeys: [
+    {
+      name: 'ops-key',
+      sha256: sha256Hex(OPS_KEY),
+      apps: ['ops'],
+      scopes: ['messages:write', 'messages:read', 'messages:recall'],
+    },
+  ],
+  retentionDays: 30,
+  idempotencyHours: 24,
+  allowLoopbackWebhooks: false,
+  ...overrides,
+});
+
+export interface FakeIngest {
+  deps: IngestDeps;
+  messages: FakeMessageStore;
+  queue: FakeQueue;
+  idempotency: FakeIdempotencyStore;
+  recalls: string[];
+  tokens: { get: string[]; invalidate: string[] };
+  logs: string[];
+}
+
+/** IngestDeps over in-memory fakes; `wecomRecall` decides what WeCom answers to `message/recall`. */
+export function fakeIngest(
+  opts: {
+    config?: GatewayConfig;
+    urlGuard?: UrlGuard;
+    now?: () => number;
+    wecomRecall?: (token: string, msgid: string) => Promise<void>;
+  } = {},
+): FakeIngest {
+  const messages = new FakeMessageStore();
+  const queue = new FakeQueue();
+  const idempotency = new FakeIdempotencyStore();
+  const recalls: string[] = [];
+  const tokenCalls = { get: [] as string[], invalidate: [] as string[] };
+  const logs: string[] = [];
+  let tokenVersion = 0;
+  const tokens = {
+    get: async () => {
+      tokenCalls.get.push(`t${tokenVersion}`);
+      return `t${tokenVersion}`;
+    },
+    invalidate: async (_app: unknown, token: string) => {
+      tokenCalls.invalidate.push(token);
+      tokenVersion++;
+    },
+  } as unknown as TokenCache;
+  const wecom: Pick<WecomApi, 'recall'> = {
+    recall: async (token, msgid) => {
+      recalls.push(`${token}:${msgid}`);
+      await opts.wecomRecall?.(token, msgid);
+    },
+  };
+  const deps: IngestDeps = {
+    config: opts.config ?? fakeConfig(),
+    messages,
+    idempotency,
+    queue,
+    logger: createLogger({ service: 'test' }, { write: (line) => logs.push(line) }),
+    metrics: new Metrics('test', () => undefined),
+    tokens,
+    wecom,
+    urlGuard: opts.urlGuard ?? { assertSafe: async () => undefined },
+    ...(opts.now ? { now: opts.now } : {}),
+  };
+  return { deps, messages, queue, idempotency, recalls, tokens: tokenCalls, logs };
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type IngestGateway,
+  rawRequest,
+  startIngestGateway,
+  storedState,
+} from '#test/helpers/ingest-gateway.js';
+import { messageBody } from '#test/helpers/messages-factories.js';
+
+describe('ingest API: body limits, content type, health and the error shape', () => {
+  let gw: IngestGateway;
+  beforeAll(async () => {
+    gw = await startIngestGateway({ startSender: false });
+  });
+  afterAll(async () => {
+    await gw?.stack.stop();
+  });
+
+  it('answers 413 for a body over 1 MB and stores nothing', async () => {
+    const before = await storedState(gw.stack);
+    const body = JSON.stringify(messageBody('text', { metadata: { pad: 'x'.repeat(1024 * 1024) } }));
+
+    const res = await gw.post('/v1/messages', body);
+
+    expect(res.status).toBe(413);
+    expect(res.body.error).toEqual({
+      code: 'payload_too_large',
+      message: 'request body exceeds 1048576 bytes',
+      details: [],
+    });
+    expect(await storedState(gw.stack)).toEqual(before);
+  });
+
+  it.each([
+    ['text/plain', 'hello'],
+    ['application/x-www-form-urlencoded', 'app=ops'],
+    ['application/xml', '<xml/>'],
+  ])('answers 415 for Content-Type %s', async (contentType, body) => {
+    const res = await gw.post('/v1/messages', body, { headers: { 'content-type': contentType } });
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('unsupported_media_type');
+  });
+
+  it('answers 415 when the Content-Type is missing', async () => {
+    const res = await rawRequest(
+      gw.stack.apiUrl,
+      'POST',
+      '/v1/messages',
+      { authorization: `Bearer ${gw.keys.ops}` },
+      '{}',
+    );
+    expect(res.status).toBe(415);
+  });
+
+  it('accepts application/json with a charset', async () => {
+    const res = await gw.post('/v1/messages', JSON.stringify(messageBody('text')), {
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    expect(res.status).toBe(202);
+  });
+
+  it.each([
+    ['malformed JSON', '{"app":'],
+    ['an empty body', ''],
+    ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])],
+  ])('answers 400 invalid_json for %s', async (_name, body) => {
+    const res = await gw.post('/v1/messages', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_json');
+  });
+
+  it.each([
+    ['a JSON array', []],
+    ['a JSON string', 'x'],
+    ['null', null],
+  ])('answers 400 for %s as the body', async (_name, body) => {
+    const res = await gw.post('/v1/messages', JSON.stringify(body));
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: '(body)', message: 'must be a JSON object' }]);
+  });
+
+  it('answers GET /v1/health without a key', async () => {
+    const res = await gw.get('/v1/health', { key: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+
+  it('answers 404 in the gateway error shape for an unknown route', async () => {
+    const res = await gw.get('/v2/nothing');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+
+  it('always sends code, message and a details array', async () => {
+    const res = await gw.post('/v1/messages', { app: 'ops' });
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body.error).sort()).toEqual(['code', 'details', 'message']);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+  });
+});

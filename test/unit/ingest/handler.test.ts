@@ -1,0 +1,135 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { createIngestHandler, wrapIngestHandler } from '#functions/ingest/app.js';
+import { authenticate, createAuthenticator } from '#lib/ingest/index.js';
+import { buildHttpApiEvent, buildLambdaContext } from '#local/events/index.js';
+import { fakeConfig, fakeIngest, OPS_KEY } from '#test/helpers/ingest-fakes.js';
+import { messageBody } from '#test/helpers/messages-factories.js';
+
+const context: Context = buildLambdaContext({ functionName: 'ingest', memoryMb: 512, timeoutSeconds: 10 });
+
+function event(
+  routeKey: string,
+  opts: { body?: string | Buffer; headers?: Record<string, string>; id?: string } = {},
+): APIGatewayProxyEventV2 {
+  const [method = 'GET', path = '/'] = routeKey.split(' ');
+  return buildHttpApiEvent({
+    method,
+    rawPath: opts.id ? path.replace('{id}', opts.id) : path,
+    rawQueryString: '',
+    headers: { authorization: `Bearer ${OPS_KEY}`, 'content-type': 'application/json', ...opts.headers },
+    body: Buffer.from(opts.body ?? ''),
+    sourceIp: '127.0.0.1',
+    routeKey,
+    ...(opts.id ? { pathParameters: { id: opts.id } } : {}),
+  });
+}
+
+const invoke = async (deps: ReturnType<typeof fakeIngest>['deps'], e: APIGatewayProxyEventV2) => {
+  const res = (await wrapIngestHandler(deps)(e, context)) as APIGatewayProxyStructuredResultV2;
+  return { status: res.statusCode, headers: res.headers ?? {}, body: JSON.parse(res.body ?? 'null') };
+};
+
+describe('ingest handler with its middleware chain', () => {
+  it('answers 202 for a valid message', async () => {
+    const f = fakeIngest();
+    const res = await invoke(
+      f.deps,
+      event('POST /v1/messages', { body: JSON.stringify(messageBody('text')) }),
+    );
+    expect(res.status).toBe(202);
+  });
+
+  it('authenticates before it looks at the body (401 beats 415 and 413)', async () => {
+    const f = fakeIngest();
+    const headers = { authorization: 'Bearer wrong-key-000', 'content-type': 'text/plain' };
+    expect((await invoke(f.deps, event('POST /v1/messages', { body: 'x', headers }))).status).toBe(401);
+    const huge = event('POST /v1/messages', { body: 'x'.repeat(1024 * 1024 + 1), headers });
+    expect((await invoke(f.deps, huge)).status).toBe(401);
+  });
+
+  it('answers 413 for a body of 1 MB + 1 byte and accepts exactly 1 MB of JSON', async () => {
+    const f = fakeIngest();
+    const base = JSON.stringify(messageBody('text'));
+    const padded = (n: number) => base.replace(/}$/, `${' '.repeat(n - Buffer.byteLength(base))}}`);
+    expect((await invoke(f.deps, event('POST /v1/messages', { body: padded(1024 * 1024 + 1) }))).status).toBe(
+      413,
+    );
+    expect((await invoke(f.deps, event('POST /v1/messages', { body: padded(1024 * 1024) }))).status).toBe(
+      202,
+    );
+  });
+
+  it('decodes a base64-encoded JSON body', async () => {
+    const f = fakeIngest();
+    const e = event('POST /v1/messages');
+    e.body = Buffer.from(JSON.stringify(messageBody('text'))).toString('base64');
+    e.isBase64Encoded = true;
+    expect((await invoke(f.deps, e)).status).toBe(202);
+  });
+
+  it('answers 400 for invalid UTF-8 instead of replacing the bytes', async () => {
+    const f = fakeIngest();
+    const e = event('POST /v1/messages');
+    // A base64 body keeps its bytes; a text body would already carry U+FFFD from the decoder upstream.
+    e.body = Buffer.concat([Buffer.from('{"app":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]).toString(
+      'base64',
+    );
+    e.isBase64Encoded = true;
+    const res = await invoke(f.deps, e);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({
+      code: 'invalid_json',
+      message: 'request body is not valid UTF-8',
+      details: [],
+    });
+  });
+
+  it('answers a generic 500 for an unexpected error and logs the details', async () => {
+    const f = fakeIngest();
+    f.deps.messages.get = async () => {
+      throw new Error('secret internals');
+    };
+    const res = await invoke(
+      f.deps,
+      event('GET /v1/messages/{id}', { id: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV' }),
+    );
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: { code: 'internal_error', message: 'internal error', details: [] } });
+    expect(f.logs.join('\n')).toContain('secret internals');
+  });
+
+  it('answers health without a key', async () => {
+    const f = fakeIngest();
+    const res = await invoke(f.deps, event('GET /v1/health', { headers: { authorization: '' } }));
+    expect(res).toMatchObject({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('authenticates on its own when called bare, without the middleware', async () => {
+    const f = fakeIngest();
+    const bare = createIngestHandler(f.deps);
+    const e = { ...event('GET /v1/messages/{id}', { id: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV' }), headers: {} };
+    await expect(bare(e)).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+describe('createAuthenticator', () => {
+  const keys = fakeConfig().apiKeys;
+
+  it('finds the key whose SHA-256 matches', () => {
+    expect(createAuthenticator(keys)(`Bearer ${OPS_KEY}`).name).toBe('ops-key');
+    expect(authenticate(`bearer   ${OPS_KEY}  `, keys).name).toBe('ops-key');
+  });
+
+  it.each([
+    undefined,
+    '',
+    'Bearer',
+    `Basic ${OPS_KEY}`,
+    `Bearer ${OPS_KEY}x`,
+    `Bearer ${OPS_KEY} extra`,
+    'Bearer short',
+  ])('throws 401 for %j', (header) => {
+    expect(() => createAuthenticator(keys)(header)).toThrow(expect.objectContaining({ status: 401 }));
+  });
+});
