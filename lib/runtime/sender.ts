@@ -18,7 +18,13 @@ export async function createSenderDeps(
     messages: s.messages,
     queue: s.queue,
     tokens: s.tokens,
-    quota: new QuotaGuard(new DynamoQuotaStore(s.db, s.env.tableName), opts.windows ?? WECOM_WINDOWS),
+    quota: new QuotaGuard(
+      new DynamoQuotaStore(s.db, s.env.tableName, Date.now, (_app, scope, used, limit) => {
+        // Share of the gateway's per-minute API budget in use: the figure to watch before WeCom says 45009.
+        if (scope === 'app-minute') s.metrics.gauge('QuotaUtilisation', Math.round((100 * used) / limit));
+      }),
+      opts.windows ?? WECOM_WINDOWS,
+    ),
     pauses: new PauseCache(new DynamoPauseStore(s.db, s.env.tableName)),
     wecom: s.wecom,
     logger: s.logger,

@@ -8,5 +8,10 @@ export {
 export { ATTR, epochSeconds, isExpired, keys } from './keys.js';
 export { DynamoMessageStore, type MessageStore, recentEvents, type StatusChange } from './message-store.js';
 export { DynamoPauseStore, type PauseStore } from './pause-store.js';
-export { DynamoQuotaStore, type MemberVerdict, type QuotaStore } from './quota-store.js';
+export {
+  DynamoQuotaStore,
+  type MemberVerdict,
+  type QuotaStore,
+  type QuotaUsageListener,
+} from './quota-store.js';
 export { DynamoTokenStore, type StoredToken, type TokenStore } from './token-store.js';

@@ -32,11 +32,15 @@ export interface QuotaStore {
   releaseMember(app: string, userId: string, hour: number, minuteOfHour: number): Promise<void>;
 }
 
+/** Told the counter's value after each successful reservation (for the utilisation metric). */
+export type QuotaUsageListener = (app: string, scope: string, used: number, limit: number) => void;
+
 export class DynamoQuotaStore implements QuotaStore {
   constructor(
     private readonly db: DocClient,
     private readonly tableName: string,
     private readonly now: () => number = Date.now,
+    private readonly onUsage?: QuotaUsageListener,
   ) {}
 
   async reserve(
@@ -49,7 +53,7 @@ export class DynamoQuotaStore implements QuotaStore {
   ) {
     if (amount > limit) return false;
     try {
-      await this.db.send(
+      const out = await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.quota(app, scope, window),
@@ -61,8 +65,12 @@ export class DynamoQuotaStore implements QuotaStore {
             ':max': limit - amount,
             ':exp': epochSeconds(expiresAtMs),
           },
+          // The new count comes back with the write at no extra cost: it feeds the utilisation metric.
+          ReturnValues: 'UPDATED_NEW',
         }),
       );
+      const used = Number(out.Attributes?.used);
+      if (this.onUsage && Number.isFinite(used)) this.onUsage(app, scope, used, limit);
       return true;
     } catch (err) {
       if (isConditionFailed(err)) return false;

@@ -130,4 +130,24 @@ describe('DynamoQuotaStore (dynalite)', () => {
 
     expect(await store.reserveMember(app, 'frank', 10, 0, limits, expiresAtMs)).toBe('ok');
   });
+
+  it('reports the counter after each successful reservation, for the utilisation metric', async () => {
+    const app = uniqueId('app');
+    const seen: [string, number, number][] = [];
+    const listening = new DynamoQuotaStore(
+      table.db,
+      table.tableName,
+      () => nowMs,
+      (_a, scope, u, limit) => seen.push([scope, u, limit]),
+    );
+
+    await listening.reserve(app, 'app-minute', 9, 5, 40, expiresAtMs);
+    await listening.reserve(app, 'app-minute', 9, 5, 40, expiresAtMs);
+    await listening.reserve(app, 'app-minute', 9, 35, 40, expiresAtMs); // refused: nothing reported
+
+    expect(seen).toEqual([
+      ['app-minute', 5, 40],
+      ['app-minute', 10, 40],
+    ]);
+  });
 });
