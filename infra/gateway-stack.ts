@@ -1,7 +1,7 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { ENV, senderEventSources } from '#lib/resources/index.js';
+import { ENV, FUNCTION_ACCESS, senderEventSources } from '#lib/resources/index.js';
 import {
   ConfigSecret,
   FixedEgress,
@@ -54,8 +54,8 @@ export class GatewayStack extends Stack {
       ctx.egress === 'fixed' ? new FixedEgress(this, 'Egress', { logRetention, removalPolicy }) : undefined;
 
     this.ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', logRetention, removalPolicy })
-      .useTable(table, ['GetItem', 'PutItem', 'UpdateItem'])
-      .useLanes(queues.lanes, ['SendMessage'])
+      .useTable(table, FUNCTION_ACCESS.ingest.table)
+      .useLanes(queues.lanes, FUNCTION_ACCESS.ingest.lanes)
       .useConfigSecret(config.secret);
 
     const sources = senderEventSources(ctx.senderConcurrency);
@@ -69,9 +69,9 @@ export class GatewayStack extends Stack {
       environment: { [ENV.wecomApiBase]: ctx.wecomApiBase },
       ...(egress && { vpc: { vpc: egress.vpc, subnets: egress.functionSubnets } }),
     })
-      .useTable(table, ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'])
+      .useTable(table, FUNCTION_ACCESS.sender.table)
       // Deferrals re-enqueue a fresh copy (SendMessage); retries back off via ChangeMessageVisibility.
-      .useLanes(queues.lanes, ['SendMessage', 'ChangeMessageVisibility'])
+      .useLanes(queues.lanes, FUNCTION_ACCESS.sender.lanes)
       .useConfigSecret(config.secret);
     for (const source of sources) {
       this.sender.fn.addEventSource(

@@ -14,9 +14,11 @@ import { HOUSE_BUNDLING, HOUSE_RUNTIME, REPO_ROOT } from './bundling.js';
 export type FunctionId = keyof typeof FUNCTIONS;
 
 /** DynamoDB item actions a function may be granted; no Scan/Query/Batch* unless a function needs them. */
-export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
+export type { TableAction } from '#lib/resources/index.js';
+
+import type { LaneAction, TableAction } from '#lib/resources/index.js';
 /** SQS producer-side actions; consuming (Receive/Delete) comes with the event source's own grant. */
-export type QueueAction = 'SendMessage' | 'ChangeMessageVisibility';
+export type QueueAction = LaneAction;
 
 const VPC_ACCESS_POLICY = 'service-role/AWSLambdaVPCAccessExecutionRole';
 

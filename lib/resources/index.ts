@@ -110,6 +110,32 @@ export function senderEventSources(
   ];
 }
 
+/**
+ * The AWS API actions each function's code calls, per resource: infra grants exactly these (least privilege),
+ * and `test/integration/permissions.test.ts` checks that every DynamoDB operation a function is seen making on the
+ * local stack is listed here, so a new call cannot ship without its grant.
+ */
+export const FUNCTION_ACCESS = {
+  ingest: {
+    // PutItem: records, idempotency claims, token lock; UpdateItem: status; DeleteItem: idempotency release and
+    // token lock release/invalidation (recall); GetItem: status, idempotency replay, token.
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    lanes: ['SendMessage'],
+  },
+  sender: {
+    // BatchWriteItem: first deliveries' `sent` records, one request per batch.
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+    // SendMessage: deferred copies; ChangeMessageVisibility: retry backoff. Receive/delete: the event source.
+    lanes: ['SendMessage', 'ChangeMessageVisibility'],
+  },
+} as const satisfies Record<
+  keyof typeof FUNCTIONS,
+  { table: readonly string[]; lanes: readonly ('SendMessage' | 'ChangeMessageVisibility')[] }
+>;
+
+export type TableAction = (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['table'][number];
+export type LaneAction = (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['lanes'][number];
+
 /** Names of the environment variables the functions read (all read in lib/config/env.ts). */
 export const ENV = {
   tableName: 'TABLE_NAME',

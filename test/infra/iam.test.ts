@@ -41,7 +41,7 @@ describe('IAM least privilege', () => {
     }
   });
 
-  it('lets ingest read and write items, enqueue, and read the config — nothing else', () => {
+  it('lets ingest read, write and delete items, enqueue, and read the config — nothing else', () => {
     expect(new Set(actionsOf(statements(gateway.stack.ingest)))).toEqual(
       new Set([
         'logs:CreateLogStream',
@@ -49,21 +49,25 @@ describe('IAM least privilege', () => {
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
         'sqs:SendMessage',
         'secretsmanager:GetSecretValue',
       ]),
     );
   });
 
-  it('does not let ingest delete items or change message visibility', () => {
+  it('does not let ingest batch-write, scan or query the table, nor change message visibility', () => {
     const actions = actionsOf(statements(gateway.stack.ingest));
-    expect(actions).not.toContain('dynamodb:DeleteItem');
+    expect(actions).not.toContain('dynamodb:BatchWriteItem');
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(actions).not.toContain('dynamodb:Query');
     expect(actions).not.toContain('sqs:ChangeMessageVisibility');
   });
 
   it('gives the sender only item actions, lane consume/send/visibility, and the config', () => {
     const actions = actionsOf(statements(gateway.stack.sender));
     expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual([
+      'dynamodb:BatchWriteItem',
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
