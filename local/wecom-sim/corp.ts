@@ -143,7 +143,11 @@ export class Corp {
     this.#directory = opts.directory === undefined ? undefined : this.#buildDirectory(opts.directory);
     this.#apiMinute = new FixedWindowCounter(this.#windows.minuteMs);
     this.#apiHour = new FixedWindowCounter(this.#windows.hourMs);
-    this.#personTimesDay = new FixedWindowCounter(this.#windows.dayMs);
+    // WeCom's day starts at midnight China Standard Time (UTC+8); scaled test days keep epoch alignment.
+    this.#personTimesDay = new FixedWindowCounter(
+      this.#windows.dayMs,
+      this.#windows.dayMs === DEFAULT_WINDOWS.dayMs ? 8 * 3_600_000 : 0,
+    );
     this.#memberMinute = new FixedWindowCounter(this.#windows.minuteMs);
     this.#memberHour = new FixedWindowCounter(this.#windows.hourMs);
     for (const app of opts.apps) {
