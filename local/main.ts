@@ -20,7 +20,9 @@ async function main(): Promise<void> {
   if (!configFile) ({ configFile, apiKey } = await ensureDevConfig(resolve('.local')));
 
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  say('wecom-gateway: starting the local stack (DynamoDB + SQS emulators, WeCom simulator, API, sender)…');
+  say(
+    `wecom-gateway: starting the local stack (DynamoDB + SQS emulators, ${wecomApiBase ? `sending to ${wecomApiBase}` : 'WeCom simulator'}, API, sender)…`,
+  );
   const verbose = process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'info';
   const stack: LocalStack = await startLocalStack({
     port,
