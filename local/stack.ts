@@ -14,7 +14,12 @@ import { wrapIngestHandler } from '#functions/ingest/app.js';
 import { wrapSenderHandler } from '#functions/sender/app.js';
 import { type GatewayConfig, type GatewayEnv, loadConfig } from '#lib/config/index.js';
 import { DEFAULT_SENDER_CONCURRENCY, FUNCTIONS, senderEventSources } from '#lib/resources/index.js';
-import { createIngestDeps, createSenderDeps, type RuntimeOptions } from '#lib/runtime/index.js';
+import {
+  type Closable,
+  createIngestDeps,
+  createSenderDeps,
+  type RuntimeOptions,
+} from '#lib/runtime/index.js';
 import { type ApiServer, startApiServer } from './api-server.js';
 import {
   type DynamoEmulator,
@@ -169,11 +174,26 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
 
     const pollers: Poller[] = [];
     if (opts.startSender !== false) {
-      const senderDeps = await createSenderDeps(runtime);
-      const sender = wrapSenderHandler(senderDeps);
-      const senderFn = (event: SQSEvent, context: Context) =>
-        sender(event, context) as Promise<SQSBatchResponse>;
+      // In AWS every concurrent invocation runs in its own container, with its own token memory, quota blocks and
+      // pause cache. Emulate that: one sender "container" per concurrency slot, lent to one invocation at a time.
+      const containers: Closable[] = [];
       for (const source of senderEventSources(opts.senderConcurrency ?? DEFAULT_SENDER_CONCURRENCY)) {
+        const idle: ((event: SQSEvent, context: Context) => Promise<SQSBatchResponse>)[] = [];
+        for (let i = 0; i < source.maxConcurrency; i++) {
+          const deps = await createSenderDeps(runtime);
+          containers.push(deps);
+          const sender = wrapSenderHandler(deps);
+          idle.push((event, context) => sender(event, context) as Promise<SQSBatchResponse>);
+        }
+        const senderFn = async (event: SQSEvent, context: Context) => {
+          // The poller never runs more than maxConcurrency invocations, so a container is always free.
+          const container = idle.pop() as (typeof idle)[number];
+          try {
+            return await container(event, context);
+          } finally {
+            idle.push(container);
+          }
+        };
         pollers.push(
           startPoller({
             sqs,
@@ -192,10 +212,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           }),
         );
       }
-      // Pollers stop before the emulators they poll; the WeCom pool closes last of the sender's resources.
+      // Pollers stop before the emulators they poll; the containers' WeCom pools close after the pollers.
       cleanups.push(async () => {
         await Promise.all(pollers.map((p) => p.stop()));
-        await senderDeps.close();
+        await Promise.all(containers.map((c) => c.close()));
       });
     }
 

@@ -85,7 +85,7 @@ export class Monitoring extends Construct {
         `dlq-${lane}`,
         queue.metricApproximateNumberOfMessagesVisible({ period: ONE_MINUTE, statistic: Stats.MAXIMUM }),
         0,
-        `Messages of the ${lane} lane exhausted their retries (status dead). Inspect, fix, then redrive.`,
+        `Messages of the ${lane} lane exhausted their retries (status dead). Inspect them and fix the cause. Do not use a raw SQS redrive: redriven copies count as first deliveries and skip the gateway's duplicate protection.`,
       );
     }
     for (const [lane, queue] of Object.entries(props.lanes) as [LaneName, IQueue][]) {

@@ -63,10 +63,15 @@ export interface MessageRecord {
    */
   generation: number;
   /**
-   * Set when the sender knows its last attempt did not reach WeCom (a definite WeCom error or a deferral).
-   * Absent after an attempt with an unknown outcome (timeout, crash): a retry then asks WeCom to drop duplicates.
+   * Set when the sender knows an attempt did not reach WeCom (a definite WeCom error, or a deferral), together
+   * with the receive it describes. A redelivery skips WeCom's duplicate check only when that receive is the one
+   * right before it; any attempt since (a timeout, a crash between sending and recording) may have reached WeCom.
    */
   lastAttemptReachedWecom?: false;
+  /** Receive count (of `generation`) whose attempt did not reach WeCom; 0 = the deferral that made the copy. */
+  notReachedAtReceive?: number;
+  /** Highest deferred copy (generation) that has claimed the right to send: a duplicate copy stands down. */
+  claimedGeneration?: number;
   /** Epoch seconds; DynamoDB TTL. */
   expiresAt: number;
 }

@@ -25,7 +25,7 @@ export type QuotaDecision =
   | {
       ok: false;
       scope: QuotaScope;
-      /** When the full window frees up (epoch ms). */
+      /** When the full window frees up (epoch ms); Infinity when the demand exceeds a whole window's limit. */
       retryAtMs: number;
     };
 
@@ -126,7 +126,8 @@ export class QuotaGuard {
         continue;
       }
       for (const t of taken) this.giveBack(d.app, t.scope, t.window, t.amount, d.priority);
-      return { ok: false, scope: c.scope, retryAtMs: c.endMs };
+      // More than a whole window holds (e.g. a fan-out beyond the daily person-times): waiting cannot help.
+      return { ok: false, scope: c.scope, retryAtMs: c.amount > limit ? Number.POSITIVE_INFINITY : c.endMs };
     }
     const memberDecision = await this.takeMembers(d, minute, hour);
     if (!memberDecision.ok)

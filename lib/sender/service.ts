@@ -15,7 +15,7 @@ import {
 } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds, type RetryPolicy } from './backoff.js';
 import type { PauseCache } from './pause.js';
-import type { QuotaGuard } from './quota.js';
+import type { QuotaDecision, QuotaDemand, QuotaGuard } from './quota.js';
 import type { TokenCache } from './token-cache.js';
 
 /** One SQS record, as the sender sees it (no Lambda types in lib/). */
@@ -77,7 +77,8 @@ export async function processBatch(
         return await processRecord(deps, r, seen, firstDeliveries);
       } catch (err) {
         deps.logger.error('unexpected error, message will be retried', { err, sqsMessageId: r.sqsMessageId });
-        return scheduleRetry(deps, r, undefined, err);
+        // With the message, so the last allowed receive still marks it dead.
+        return scheduleRetry(deps, r, parse(r.body), err);
       }
     }),
   );
@@ -126,9 +127,8 @@ async function processRecord(
 
   // Redelivery: the only case that pays a read. A first delivery trusts its body.
   let duplicateCheck = false;
-  let stored: MessageRecord | undefined;
   if (r.receiveCount > 1) {
-    stored = await deps.messages.get(msg.id);
+    const stored = await deps.messages.get(msg.id);
     if (!stored) {
       log.warn('record gone (retention expired?); dropping redelivered message');
       return 'ack';
@@ -138,39 +138,71 @@ async function processRecord(
       log.info('already handled; acknowledged without calling WeCom', { status: stored.status });
       return 'ack';
     }
-    // A previous attempt may have reached WeCom: let WeCom drop the repeat.
-    duplicateCheck = stored.lastAttemptReachedWecom !== false;
+    // Skip WeCom's duplicate check only when the record proves the attempt right before this one did not reach
+    // WeCom. Anything since (a timeout, a crash between sending and recording) may have: let WeCom drop it.
+    duplicateCheck = !(
+      stored.lastAttemptReachedWecom === false &&
+      stored.generation === msg.generation &&
+      stored.notReachedAtReceive === r.receiveCount - 1
+    );
+  } else if (msg.generation > 0 && !(await deps.messages.claimCopy(msg.id, msg.generation))) {
+    // Two copies of one deferral (an SDK retry of a SendMessage that had succeeded): only one may send.
+    deps.metrics.count('DuplicateSuppressed');
+    log.info('another copy of this deferral is already being handled; acknowledged');
+    return 'ack';
   }
 
   const pausedUntil = await deps.pauses.pausedUntil(msg.app);
   if (pausedUntil) return defer(deps, r, msg, pausedUntil, 'app paused after 45009');
 
-  const decision = await deps.quota.acquire({
-    app: msg.app,
-    quota: app.quota,
-    priority: msg.priority,
-    members: msg.request.recipients.touser.filter((u) => u !== '@all'),
-    personTimes: countRecipients(msg.request),
-  });
-  if (!decision.ok) return defer(deps, r, msg, decision.retryAtMs, `quota ${decision.scope}`);
+  // Token first: waiting for it (another container refreshing) must not push the send past the quota window it
+  // was charged to.
+  let token: string;
+  try {
+    token = await deps.tokens.get(app);
+  } catch (err) {
+    return handleSendError(deps, r, msg, err, log);
+  }
+  const demand = quotaDemand(msg, app);
+  const decision = await deps.quota.acquire(demand);
+  if (!decision.ok) return refused(deps, r, msg, decision);
 
   const body = toWecomSendBody(msg.request, app.agentId, { forceDuplicateCheck: duplicateCheck });
-  if (duplicateCheck) {
-    const ageSeconds = Math.ceil((nowOf(deps) - Date.parse(msg.createdAt)) / 1000) + 60;
-    body.duplicate_check_interval = Math.min(
-      MAX_DUPLICATE_INTERVAL_SECONDS,
-      Math.max(Number(body.duplicate_check_interval ?? 1800), ageSeconds),
-    );
+  if (duplicateCheck && msg.request.options.enable_duplicate_check !== 1) {
+    // The longest look-back WeCom allows, and the same JSON on every retry (WeCom compares request JSON).
+    body.duplicate_check_interval = MAX_DUPLICATE_INTERVAL_SECONDS;
   }
+  let response: SendResponse;
   try {
-    const response = await sendWithToken(deps, app, body);
-    deps.metrics.count('Sent');
-    if (r.receiveCount === 1 && msg.generation === 0) {
-      firstDeliveries.push({ record: msg, response });
-    } else {
-      const at = new Date(nowOf(deps)).toISOString();
+    response = await deps.wecom.send(token, body);
+  } catch (err) {
+    if (!(err instanceof WecomApiError) || err.errclass !== 'token')
+      return handleSendError(deps, r, msg, err, log);
+    // 40014/42001/41001: WeCom invalidated the token early. Refresh once (shared lock), retry once — charging the
+    // window the resend lands in, since the refresh took time.
+    try {
+      await deps.tokens.invalidate(app, token);
+      token = await deps.tokens.get(app);
+    } catch (refreshErr) {
+      return handleSendError(deps, r, msg, refreshErr, log);
+    }
+    const again = await deps.quota.acquire(demand);
+    if (!again.ok) return refused(deps, r, msg, again);
+    try {
+      response = await deps.wecom.send(token, body);
+    } catch (retryErr) {
+      return handleSendError(deps, r, msg, retryErr, log);
+    }
+  }
+  deps.metrics.count('Sent');
+  if (r.receiveCount === 1 && msg.generation === 0) {
+    firstDeliveries.push({ record: msg, response });
+  } else {
+    const at = new Date(nowOf(deps)).toISOString();
+    try {
       await deps.messages.transition(msg.id, {
-        from: [STATUS.queued, STATUS.deferred],
+        // `dead` too: an operator may have redriven a message from its DLQ.
+        from: [STATUS.queued, STATUS.deferred, STATUS.dead],
         to: STATUS.sent,
         at,
         sentAt: at,
@@ -178,28 +210,50 @@ async function processRecord(
         attemptsDelta: 1,
         event: { at, type: 'sent', detail: `msgid ${response.msgid}` },
       });
+    } catch (err) {
+      // Sent but not recorded: SQS redelivers after the visibility timeout, the redelivery finds no proof that
+      // this attempt missed WeCom, and resends with WeCom's duplicate check on. Never marked dead for it.
+      log.error('sent, but recording it failed; redelivery will resend with duplicate check', { err });
+      return 'retry';
     }
-    log.info('sent', { msgid: response.msgid, duplicateCheck });
-    return 'ack';
-  } catch (err) {
-    return handleSendError(deps, r, msg, err, log);
   }
+  log.info('sent', { msgid: response.msgid, duplicateCheck });
+  return 'ack';
 }
 
-async function sendWithToken(
+/**
+ * Who the per-member limits apply to. Parties, tags and @all expand inside WeCom where the gateway cannot count
+ * their members, so each is charged as one pseudo-member: it bounds how often one party is messaged per window.
+ */
+function quotaDemand(msg: QueuedMessage, app: AppConfig): QuotaDemand {
+  const { touser, toparty, totag } = msg.request.recipients;
+  return {
+    app: msg.app,
+    quota: app.quota,
+    priority: msg.priority,
+    members: [
+      ...touser.map((u) => (u === '@all' ? '~all' : u)),
+      ...toparty.map((p) => `~party:${p}`),
+      ...totag.map((t) => `~tag:${t}`),
+    ],
+    personTimes: countRecipients(msg.request),
+  };
+}
+
+/** Over quota: wait for the window, or fail a message no window could ever hold. */
+async function refused(
   deps: SenderDeps,
-  app: AppConfig,
-  body: Record<string, unknown>,
-): Promise<SendResponse> {
-  const token = await deps.tokens.get(app);
-  try {
-    return await deps.wecom.send(token, body);
-  } catch (err) {
-    if (!(err instanceof WecomApiError) || err.errclass !== 'token') throw err;
-    // 40014/42001/41001: WeCom invalidated the token early. Refresh once (shared lock), retry once.
-    await deps.tokens.invalidate(app, token);
-    return deps.wecom.send(await deps.tokens.get(app), body);
-  }
+  r: IncomingRecord,
+  msg: QueuedMessage,
+  decision: Extract<QuotaDecision, { ok: false }>,
+): Promise<Outcome> {
+  if (Number.isFinite(decision.retryAtMs))
+    return defer(deps, r, msg, decision.retryAtMs, `quota ${decision.scope}`);
+  await fail(deps, msg, {
+    code: 'exceeds_quota',
+    message: `the message needs more ${decision.scope} quota than the app's configured limit allows in one window`,
+  });
+  return 'ack';
 }
 
 async function handleSendError(
@@ -265,6 +319,7 @@ async function scheduleRetry(
         at,
         attemptsDelta: 1,
         notReachedWecom: reached === 'no',
+        notReachedAtReceive: r.receiveCount,
         event: { at, type: last ? 'dead' : 'retry', detail },
         ...(last
           ? {
@@ -320,6 +375,7 @@ async function defer(
       at,
       generation: copy.generation,
       notReachedWecom: true,
+      notReachedAtReceive: 0,
       event: { at, type: 'deferred', detail: `${reason}; retry in ${delaySeconds}s` },
     })
     .catch((err: unknown) => deps.logger.error('could not record the deferral', { err, messageId: msg.id }));

@@ -12,7 +12,10 @@ export interface TokenApp {
 export interface TokenCacheOptions {
   /** Refresh this long before expiry so no send ever uses a token in its last seconds (default 5 min). */
   refreshAheadMs?: number;
-  /** Lock lease: a holder that crashes blocks others for at most this long (default 10 s). */
+  /**
+   * Lock lease: a holder that crashes blocks others for at most this long (default 20 s, longer than the WeCom
+   * client's worst-case gettoken: 3 s connect + 5 s headers + 5 s body, so a slow holder is never overtaken).
+   */
   leaseMs?: number;
   /** How long a caller waits for another holder's refresh before giving up (default 15 s). */
   maxWaitMs?: number;
@@ -47,7 +50,7 @@ export class TokenCache {
     private readonly opts: TokenCacheOptions = {},
   ) {
     this.refreshAheadMs = opts.refreshAheadMs ?? 5 * 60_000;
-    this.leaseMs = opts.leaseMs ?? 10_000;
+    this.leaseMs = opts.leaseMs ?? 20_000;
     this.maxWaitMs = opts.maxWaitMs ?? 15_000;
     this.now = opts.now ?? Date.now;
     this.sleep = opts.sleep ?? defaultSleep;
@@ -56,7 +59,7 @@ export class TokenCache {
   async get(app: TokenApp): Promise<string> {
     const key = `${app.corpId}#${app.agentId}`;
     const cached = this.memory.get(key);
-    if (cached && cached.expiresAtMs - this.refreshAheadMs > this.now()) return cached.token;
+    if (cached && this.isFresh(cached)) return cached.token;
     // Single flight inside the container: concurrent records of one batch share one lookup.
     let pending = this.inflight.get(key);
     if (!pending) {
@@ -86,7 +89,16 @@ export class TokenCache {
           if (again && this.isFresh(again)) return this.remember(key, again);
           const res = await this.wecom.getToken(app.corpId, app.secret);
           this.opts.onFetch?.(app);
-          const token = { token: res.access_token, expiresAtMs: this.now() + res.expires_in * 1000 };
+          const lifeMs = res.expires_in * 1000;
+          const token = {
+            token: res.access_token,
+            expiresAtMs: this.now() + lifeMs,
+            // WeCom answers a gettoken within a token's lifetime with that same token and its remaining life. A
+            // token that is already inside the refresh-ahead window is used to its end instead of being fetched
+            // again on every send.
+            refreshAtMs:
+              this.now() + (lifeMs > 2 * this.refreshAheadMs ? lifeMs - this.refreshAheadMs : lifeMs),
+          };
           await this.store.put(app.corpId, app.agentId, token);
           return this.remember(key, token);
         } finally {
@@ -103,7 +115,7 @@ export class TokenCache {
   }
 
   private isFresh(t: StoredToken): boolean {
-    return t.expiresAtMs - this.refreshAheadMs > this.now();
+    return (t.refreshAtMs ?? t.expiresAtMs - this.refreshAheadMs) > this.now();
   }
 
   private remember(key: string, t: StoredToken, cache = true): string {

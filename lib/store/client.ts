@@ -10,7 +10,13 @@ export function createDocumentClient(
   appId: string,
   config: DynamoDBClientConfig = {},
 ): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({ userAgentAppId: appId, maxAttempts: 4, ...config });
+  const client = new DynamoDBClient({
+    userAgentAppId: appId,
+    maxAttempts: 4,
+    // A hung request must fail (and be retried) well inside the function timeout, not outlive it.
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+    ...config,
+  });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 

@@ -21,6 +21,11 @@ export interface MessageStore {
   putSentBatch(records: MessageRecord[]): Promise<string[]>;
   /** Conditional status change; returns false when the record is missing or its status is not in `from`. */
   transition(id: string, change: StatusChange): Promise<boolean>;
+  /**
+   * A deferred copy (generation ≥ 1) claims the right to send, once: SQS may hold two copies of one deferral
+   * (an SDK retry of a SendMessage that had succeeded). True for exactly one of them.
+   */
+  claimCopy(id: string, generation: number): Promise<boolean>;
 }
 
 export interface StatusChange {
@@ -33,8 +38,10 @@ export interface StatusChange {
   error?: MessageError;
   sentAt?: string;
   generation?: number;
-  /** true: the last attempt certainly did not reach WeCom; false: unknown (clears the marker). */
+  /** true: the attempt certainly did not reach WeCom; false: unknown (clears the marker). */
   notReachedWecom?: boolean;
+  /** With notReachedWecom: the receive count that attempt had (0 for a deferral). */
+  notReachedAtReceive?: number;
 }
 
 /** Keeps the stored event list bounded (DynamoDB items max 400 KB). */
@@ -88,6 +95,26 @@ export class DynamoMessageStore implements MessageStore {
     return failed;
   }
 
+  async claimCopy(id: string, generation: number): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.message(id),
+          UpdateExpression: 'SET #claimed = :g',
+          ConditionExpression:
+            'attribute_exists(pk) AND #status IN (:queued, :deferred) AND (attribute_not_exists(#claimed) OR #claimed < :g)',
+          ExpressionAttributeNames: { '#claimed': 'claimedGeneration', '#status': 'status' },
+          ExpressionAttributeValues: { ':g': generation, ':queued': 'queued', ':deferred': 'deferred' },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailed(err)) return false;
+      throw err;
+    }
+  }
+
   async transition(id: string, c: StatusChange): Promise<boolean> {
     const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
     const values: Record<string, unknown> = { ':to': c.to, ':at': c.at };
@@ -123,10 +150,12 @@ export class DynamoMessageStore implements MessageStore {
     }
     if (c.notReachedWecom !== undefined) {
       names['#lr'] = 'lastAttemptReachedWecom';
+      names['#nra'] = 'notReachedAtReceive';
       if (c.notReachedWecom) {
         values[':false'] = false;
-        sets.push('#lr = :false');
-      } else removes.push('#lr');
+        values[':nra'] = c.notReachedAtReceive ?? -1;
+        sets.push('#lr = :false', '#nra = :nra');
+      } else removes.push('#lr', '#nra');
     }
     const update = [
       `SET ${sets.join(', ')}`,

@@ -6,6 +6,8 @@ export interface StoredToken {
   token: string;
   /** Epoch ms when WeCom stops accepting it. */
   expiresAtMs: number;
+  /** Epoch ms from which one caller should fetch a new one (refresh ahead of expiry). */
+  refreshAtMs?: number;
 }
 
 /** Port: shared access-token cache and its refresh lock, per (corpId, agentId). */
@@ -32,7 +34,11 @@ export class DynamoTokenStore implements TokenStore {
     );
     const item = out.Item as (StoredToken & { expiresAt?: number }) | undefined;
     if (!item || isExpired(item, this.now()) || item.expiresAtMs <= this.now()) return undefined;
-    return { token: item.token, expiresAtMs: item.expiresAtMs };
+    return {
+      token: item.token,
+      expiresAtMs: item.expiresAtMs,
+      ...(item.refreshAtMs !== undefined ? { refreshAtMs: item.refreshAtMs } : {}),
+    };
   }
 
   async put(corpId: string, agentId: number, t: StoredToken): Promise<void> {

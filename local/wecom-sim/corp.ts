@@ -116,6 +116,8 @@ export class Corp {
   readonly #appsByCorp = new Map<string, Map<string, AppState>>();
 
   #tokens = new Map<string, TokenRecord>();
+  /** The token each app was last given (WeCom hands it out again while it is valid). */
+  #current = new Map<AppState, string>();
   #tokenSweepAt = 1024;
   #stats = emptyStats();
   readonly #apiMinute: FixedWindowCounter;
@@ -196,10 +198,21 @@ export class Corp {
     if (app === undefined) return answer(ERRCODE.invalidSecret);
     const now = this.#clock();
     this.#sweepTokens(now);
+    // WeCom: "有效期内重复获取返回相同结果" — within its lifetime a token is handed out again, with the time it has
+    // left; a client that refreshes ahead of expiry must cope with getting the same token back.
+    const current = this.#current.get(app);
+    const rec = current === undefined ? undefined : this.#tokens.get(current);
+    if (current !== undefined && rec !== undefined && !rec.revoked && rec.expiresAt > now) {
+      return answer(ERRCODE.ok, undefined, {
+        access_token: current,
+        expires_in: Math.ceil((rec.expiresAt - now) / 1000),
+      });
+    }
     // Opaque and well under WeCom's 512-byte maximum. A new token does not revoke the previous one:
-    // WeCom keeps older tokens valid until they expire, so racing callers may each hold a good token.
+    // WeCom keeps older tokens valid until they expire.
     const token = randomBytes(48).toString('base64url');
     this.#tokens.set(token, { app, expiresAt: now + this.#tokenTtlMs, revoked: false });
+    this.#current.set(app, token);
     return answer(ERRCODE.ok, undefined, { access_token: token, expires_in: this.#tokenTtlSeconds });
   }
 
@@ -459,6 +472,7 @@ export class Corp {
 
   reset(): void {
     this.#tokens = new Map();
+    this.#current = new Map();
     this.#stats = emptyStats();
     this.#apiMinute.clear();
     this.#apiHour.clear();

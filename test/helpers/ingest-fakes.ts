@@ -32,6 +32,9 @@ export class FakeMessageStore implements MessageStore {
   async putSentBatch(): Promise<string[]> {
     throw new Error('not used by ingest');
   }
+  async claimCopy(): Promise<boolean> {
+    throw new Error('not used by ingest');
+  }
   async transition(id: string, c: StatusChange) {
     this.calls.push(`transition:${c.to}`);
     const r = this.records.get(id);

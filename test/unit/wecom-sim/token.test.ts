@@ -37,13 +37,25 @@ describe('WeCom simulator › gettoken', () => {
     expect(sim.stats()).toMatchObject({ gettokenCalls: 2, byErrcode: { '40013': 1, '40001': 1 } });
   });
 
-  it('keeps the previous token valid after a new one is issued', async () => {
-    const first = await getToken(sim);
-    const second = await getToken(sim);
+  it('hands out the same token again within its lifetime, with the time it has left', async () => {
+    const first = await gettoken(sim, APP.corpId, APP.secret);
+    clock.advance(7000 * 1000);
 
-    expect(second).not.toBe(first);
-    expect((await send(sim, first, textMessage())).errcode).toBe(0);
-    expect((await send(sim, second, textMessage())).errcode).toBe(0);
+    const again = await gettoken(sim, APP.corpId, APP.secret);
+
+    expect(again.access_token).toBe(first.access_token);
+    expect(again.expires_in).toBe(200);
+  });
+
+  it('issues a new token once the old one expired, and after an invalidation', async () => {
+    const first = await getToken(sim);
+    clock.advance(7200 * 1000);
+    const second = await getToken(sim);
+    sim.invalidateTokens();
+    const third = await getToken(sim);
+
+    expect(new Set([first, second, third]).size).toBe(3);
+    expect((await send(sim, third, textMessage())).errcode).toBe(0);
   });
 
   it('answers 41001 without a token and 40014 for a token it never issued', async () => {

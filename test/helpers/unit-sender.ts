@@ -1,0 +1,175 @@
+import type { GatewayConfig } from '#lib/config/index.js';
+import { QUOTA_DEFAULTS } from '#lib/config/index.js';
+import type { MessageRequest } from '#lib/messages/index.js';
+import { type MessageRecord, type QueuedMessage, STATUS } from '#lib/model/index.js';
+import { createLogger, Metrics } from '#lib/observability/index.js';
+import type { MessageQueue } from '#lib/queue/index.js';
+import type { LaneName } from '#lib/resources/index.js';
+import {
+  type IncomingRecord,
+  PauseCache,
+  QuotaGuard,
+  type SenderDeps,
+  TokenCache,
+  WECOM_WINDOWS,
+} from '#lib/sender/index.js';
+import type { MessageStore, StatusChange } from '#lib/store/index.js';
+import type { SendResponse, WecomApi } from '#lib/wecom/index.js';
+import { InMemoryQuotaStore } from './unit-quota-store.js';
+import { InMemoryTokenStore } from './unit-token-store.js';
+
+/** Message records in memory with the conditional semantics of DynamoMessageStore. */
+export class FakeSenderStore implements MessageStore {
+  readonly records = new Map<string, MessageRecord>();
+  failTransitionsTo = new Set<string>();
+  async create(r: MessageRecord) {
+    this.records.set(r.id, structuredClone(r));
+  }
+  async get(id: string) {
+    const r = this.records.get(id);
+    return r ? structuredClone(r) : undefined;
+  }
+  async putSentBatch(records: MessageRecord[]) {
+    for (const r of records) this.records.set(r.id, structuredClone(r));
+    return [];
+  }
+  async claimCopy(id: string, generation: number) {
+    const r = this.records.get(id);
+    if (!r || !['queued', 'deferred'].includes(r.status) || (r.claimedGeneration ?? -1) >= generation)
+      return false;
+    r.claimedGeneration = generation;
+    return true;
+  }
+  async transition(id: string, c: StatusChange) {
+    if (this.failTransitionsTo.has(c.to)) throw new Error(`DynamoDB unavailable (transition to ${c.to})`);
+    const r = this.records.get(id);
+    if (!r || !c.from.includes(r.status)) return false;
+    r.status = c.to;
+    r.updatedAt = c.at;
+    if (c.error) r.error = c.error;
+    if (c.wecom) r.wecom = c.wecom;
+    if (c.generation !== undefined) r.generation = c.generation;
+    if (c.attemptsDelta) r.attempts += c.attemptsDelta;
+    if (c.event) r.events = [...(r.events ?? []), c.event];
+    if (c.notReachedWecom === true) {
+      r.lastAttemptReachedWecom = false;
+      r.notReachedAtReceive = c.notReachedAtReceive ?? -1;
+    } else if (c.notReachedWecom === false) {
+      delete r.lastAttemptReachedWecom;
+      delete r.notReachedAtReceive;
+    }
+    return true;
+  }
+}
+
+export class FakeLanes implements MessageQueue {
+  readonly enqueued: { lane: LaneName; message: QueuedMessage; delaySeconds: number }[] = [];
+  readonly visibility: { receiptHandle: string; seconds: number }[] = [];
+  async enqueue(lane: LaneName, message: QueuedMessage, delaySeconds = 0) {
+    this.enqueued.push({ lane, message: structuredClone(message), delaySeconds });
+  }
+  async enqueueBatch() {
+    return [];
+  }
+  async retryAfter(_lane: LaneName, receiptHandle: string, seconds: number) {
+    this.visibility.push({ receiptHandle, seconds });
+  }
+}
+
+/** A WeCom double: records every send body; answers from a script, then success. */
+export class FakeWecom implements Pick<WecomApi, 'send' | 'getToken'> {
+  readonly sends: Record<string, unknown>[] = [];
+  readonly calls: string[] = [];
+  script: (() => Promise<SendResponse>)[] = [];
+  async getToken() {
+    this.calls.push('gettoken');
+    return { access_token: `token-${this.calls.length}`, expires_in: 7200 };
+  }
+  async send(_token: string, body: Record<string, unknown>) {
+    this.calls.push('send');
+    this.sends.push(structuredClone(body));
+    const next = this.script.shift();
+    return next ? next() : { msgid: `msgid-${this.sends.length}` };
+  }
+}
+
+export const senderConfig = (): GatewayConfig => ({
+  apps: { ops: { corpId: 'wwunit', agentId: 1000002, secret: 'unit-secret', quota: { ...QUOTA_DEFAULTS } } },
+  apiKeys: [],
+  retentionDays: 30,
+  idempotencyHours: 24,
+  allowLoopbackWebhooks: false,
+});
+
+export function senderHarness(now: () => number) {
+  const store = new FakeSenderStore();
+  const lanes = new FakeLanes();
+  const wecom = new FakeWecom();
+  const quotaStore = new InMemoryQuotaStore();
+  const deps: SenderDeps = {
+    config: senderConfig(),
+    messages: store,
+    queue: lanes,
+    tokens: new TokenCache(new InMemoryTokenStore(now), wecom, { now }),
+    quota: new QuotaGuard(quotaStore, WECOM_WINDOWS, now, 250, async () => undefined),
+    pauses: new PauseCache({ pause: async () => undefined, pausedUntil: async () => undefined }, 5_000, now),
+    wecom,
+    logger: createLogger({ service: 'test' }, { level: 'silent' }),
+    metrics: new Metrics('test', () => undefined),
+    maxReceiveCount: 6,
+    retry: { baseSeconds: 1, capSeconds: 1 },
+    deferJitterSeconds: 0,
+    now,
+    random: () => 0.5,
+  };
+  return { deps, store, lanes, wecom, quotaStore };
+}
+
+export function textRequest(overrides: Partial<MessageRequest['recipients']> = {}): MessageRequest {
+  return {
+    app: 'ops',
+    priority: 'normal',
+    recipients: { touser: ['zhangsan'], toparty: [], totag: [], ...overrides },
+    msgtype: 'text',
+    content: { content: 'hello' },
+    options: {},
+  } as MessageRequest;
+}
+
+/** A record as ingest stores it, plus the queue body and an SQS record for a given receive. */
+export function queued(id: string, nowMs: number, request = textRequest()) {
+  const createdAt = new Date(nowMs).toISOString();
+  const record: MessageRecord = {
+    id,
+    app: 'ops',
+    status: STATUS.queued,
+    priority: request.priority,
+    attempts: 0,
+    createdAt,
+    updatedAt: createdAt,
+    apiKey: 'unit',
+    request,
+    events: [{ at: createdAt, type: 'queued' }],
+    generation: 0,
+    expiresAt: Math.floor(nowMs / 1000) + 86_400,
+  };
+  const body = (generation = 0): QueuedMessage => ({
+    v: 1,
+    id,
+    app: 'ops',
+    priority: request.priority,
+    createdAt,
+    expiresAt: record.expiresAt,
+    apiKey: 'unit',
+    request,
+    generation,
+  });
+  const sqs = (message: QueuedMessage, receiveCount: number, n = 1): IncomingRecord => ({
+    sqsMessageId: `${id}-${message.generation}-${receiveCount}-${n}`,
+    receiptHandle: `rh-${id}-${receiveCount}-${n}`,
+    body: JSON.stringify(message),
+    receiveCount,
+    lane: 'normal',
+  });
+  return { record, body, sqs };
+}

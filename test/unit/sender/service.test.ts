@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import { STATUS } from '#lib/model/index.js';
+import { processBatch } from '#lib/sender/index.js';
+import { WecomApiError, WecomTransportError } from '#lib/wecom/index.js';
+import { fakeClock } from '#test/helpers/unit-clock.js';
+import { queued, senderHarness, textRequest } from '#test/helpers/unit-sender.js';
+
+const START = Date.parse('2026-12-01T08:00:07Z');
+
+describe('processBatch', () => {
+  it('sends a first delivery without WeCom duplicate check and records it sent in one batch write', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_1', START);
+    await h.store.create(m.record);
+
+    const out = await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+
+    expect(out.failures).toEqual([]);
+    expect(h.wecom.sends[0]).not.toHaveProperty('enable_duplicate_check');
+    expect(h.store.records.get('msg_1')?.status).toBe(STATUS.sent);
+  });
+
+  it('fetches the token before reserving quota, so a slow token cannot push a send out of its window', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const order: string[] = [];
+    const get = h.deps.tokens.get.bind(h.deps.tokens);
+    h.deps.tokens.get = async (app) => {
+      order.push('token');
+      return get(app);
+    };
+    const acquire = h.deps.quota.acquire.bind(h.deps.quota);
+    h.deps.quota.acquire = async (d) => {
+      order.push('quota');
+      return acquire(d);
+    };
+    const m = queued('msg_order', START);
+    await h.store.create(m.record);
+
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+
+    expect(order).toEqual(['token', 'quota']);
+  });
+
+  it('resends with duplicate check when a deferred copy was sent but recording it failed', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_2', START);
+    await h.store.create({
+      ...m.record,
+      status: STATUS.deferred,
+      generation: 1,
+      lastAttemptReachedWecom: false,
+      notReachedAtReceive: 0,
+    });
+    h.store.failTransitionsTo.add(STATUS.sent);
+
+    const first = await processBatch(h.deps, [m.sqs(m.body(1), 1)]);
+    h.store.failTransitionsTo.clear();
+    const redelivered = await processBatch(h.deps, [m.sqs(m.body(1), 2)]);
+
+    expect(first.failures).toHaveLength(1);
+    expect(h.store.records.get('msg_2')?.status).toBe(STATUS.sent);
+    expect(h.wecom.sends).toHaveLength(2);
+    expect(h.wecom.sends[1]).toMatchObject({ enable_duplicate_check: 1, duplicate_check_interval: 14_400 });
+    expect(redelivered.failures).toEqual([]);
+  });
+
+  it('skips the duplicate check only when the receive right before certainly missed WeCom', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_3', START);
+    await h.store.create(m.record);
+    h.wecom.script.push(async () => {
+      throw new WecomApiError(-1, 'system busy', 'message/send');
+    });
+
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    await processBatch(h.deps, [m.sqs(m.body(), 2)]);
+
+    expect(h.wecom.sends).toHaveLength(2);
+    expect(h.wecom.sends[1]).not.toHaveProperty('enable_duplicate_check');
+    expect(h.store.records.get('msg_3')?.status).toBe(STATUS.sent);
+  });
+
+  it('turns the duplicate check on after a timeout, whose outcome is unknown', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_4', START);
+    await h.store.create(m.record);
+    h.wecom.script.push(async () => {
+      throw new WecomTransportError('timeout', 'unknown', 'UND_ERR_HEADERS_TIMEOUT');
+    });
+
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    await processBatch(h.deps, [m.sqs(m.body(), 2)]);
+
+    expect(h.wecom.sends[1]).toMatchObject({ enable_duplicate_check: 1 });
+  });
+
+  it('lets only one of two copies of the same deferral send', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_5', START);
+    await h.store.create({ ...m.record, status: STATUS.deferred, generation: 1 });
+
+    await processBatch(h.deps, [m.sqs(m.body(1), 1, 1)]);
+    await processBatch(h.deps, [m.sqs(m.body(1), 1, 2)]);
+
+    expect(h.wecom.sends).toHaveLength(1);
+  });
+
+  it('marks a message dead on its last receive even when the failure is not WeCom’s', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_6', START);
+    await h.store.create(m.record);
+    h.deps.quota.acquire = async () => {
+      throw new Error('ProvisionedThroughputExceededException');
+    };
+
+    const out = await processBatch(h.deps, [m.sqs(m.body(), 6)]);
+
+    expect(out.failures).toHaveLength(1);
+    expect(h.store.records.get('msg_6')).toMatchObject({
+      status: STATUS.dead,
+      error: { code: 'retries_exhausted' },
+    });
+  });
+
+  it('fails instead of deferring forever a message larger than the app’s daily person-times', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const app = h.deps.config.apps.ops;
+    if (!app) throw new Error('no app');
+    app.quota.perDay = 10; // normal lane: floor(10 × 0.8 × 0.8) = 6 person-times a day
+    const users = Array.from({ length: 7 }, (_, i) => `u${i}`);
+    const m = queued('msg_7', START, textRequest({ touser: users }));
+    await h.store.create(m.record);
+
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+
+    expect(h.wecom.sends).toHaveLength(0);
+    expect(h.lanes.enqueued).toHaveLength(0);
+    expect(h.store.records.get('msg_7')).toMatchObject({
+      status: STATUS.failed,
+      error: { code: 'exceeds_quota' },
+    });
+  });
+
+  it('charges a party, a tag and @all against per-member limits as one pseudo-member each', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_8', START, textRequest({ touser: ['@all'], toparty: ['2'], totag: ['7'] }));
+    await h.store.create(m.record);
+
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+
+    const hour = Math.floor(START / 3_600_000);
+    for (const pseudo of ['~all', '~party:2', '~tag:7']) {
+      expect(h.quotaStore.memberUsage('ops', pseudo, hour).hour).toBe(1);
+    }
+  });
+});
