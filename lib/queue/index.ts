@@ -21,7 +21,12 @@ export const MAX_DELAY_SECONDS = 900;
 const MAX_VISIBILITY_SECONDS = 12 * 3600;
 
 export const createSqsClient = (appId: string): SQSClient =>
-  new SQSClient({ userAgentAppId: appId, maxAttempts: 4 });
+  new SQSClient({
+    userAgentAppId: appId,
+    maxAttempts: 4,
+    // A hung request must fail (and be retried) well inside the function timeout, not outlive it.
+    requestHandler: { connectionTimeout: 3_000, requestTimeout: 5_000 },
+  });
 
 export class SqsMessageQueue implements MessageQueue {
   constructor(

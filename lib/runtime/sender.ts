@@ -24,6 +24,8 @@ export async function createSenderDeps(
         if (scope === 'app-minute') s.metrics.gauge('QuotaUtilisation', Math.round((100 * used) / limit));
       }),
       opts.windows ?? WECOM_WINDOWS,
+      Date.now,
+      opts.quotaGuardMs,
     ),
     pauses: new PauseCache(new DynamoPauseStore(s.db, s.env.tableName)),
     wecom: s.wecom,

@@ -11,6 +11,8 @@ export interface RuntimeOptions {
   env?: GatewayEnv;
   config?: GatewayConfig;
   windows?: QuotaWindows;
+  /** End-of-window guard band (ms); must exceed the time from reservation to WeCom receiving the send. */
+  quotaGuardMs?: number;
   retry?: RetryPolicy;
   deferJitterSeconds?: number;
   rateLimitPauseMs?: number;

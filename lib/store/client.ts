@@ -14,7 +14,7 @@ export function createDocumentClient(
     userAgentAppId: appId,
     maxAttempts: 4,
     // A hung request must fail (and be retried) well inside the function timeout, not outlive it.
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+    requestHandler: { connectionTimeout: 3_000, requestTimeout: 5_000 },
     ...config,
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
