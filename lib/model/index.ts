@@ -70,6 +70,13 @@ export interface MessageRecord {
   lastAttemptReachedWecom?: false;
   /** Receive count (of `generation`) whose attempt did not reach WeCom; 0 = the deferral that made the copy. */
   notReachedAtReceive?: number;
+  /**
+   * Sticky: set once any attempt may have reached WeCom without a recorded success (a timeout, or an attempt that
+   * itself ran with the duplicate check because an earlier one may have). Every later attempt — redelivery or
+   * deferred copy — must then let WeCom's duplicate check drop a repeat; proof that the *last* attempt missed
+   * WeCom says nothing about the ones before it.
+   */
+  mayHaveReachedWecom?: true;
   /** Highest deferred copy (generation) that has claimed the right to send: a duplicate copy stands down. */
   claimedGeneration?: number;
   /** Epoch seconds; DynamoDB TTL. */
@@ -87,6 +94,8 @@ export interface QueuedMessage {
   apiKey: string;
   request: MessageRequest;
   generation: number;
+  /** Carried by deferred copies: an attempt before the deferral may have reached WeCom (see MessageRecord). */
+  mayHaveReachedWecom?: true;
 }
 
 export const toQueuedMessage = (r: MessageRecord): QueuedMessage => ({

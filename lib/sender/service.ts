@@ -125,8 +125,9 @@ async function processRecord(
     return 'ack';
   }
 
-  // Redelivery: the only case that pays a read. A first delivery trusts its body.
-  let duplicateCheck = false;
+  // Redelivery: the only case that pays a read. A first delivery trusts its body (a deferred copy carries what the
+  // attempts before its deferral left unknown).
+  let duplicateCheck = msg.mayHaveReachedWecom === true;
   if (r.receiveCount > 1) {
     const stored = await deps.messages.get(msg.id);
     if (!stored) {
@@ -140,11 +141,14 @@ async function processRecord(
     }
     // Skip WeCom's duplicate check only when the record proves the attempt right before this one did not reach
     // WeCom. Anything since (a timeout, a crash between sending and recording) may have: let WeCom drop it.
-    duplicateCheck = !(
-      stored.lastAttemptReachedWecom === false &&
-      stored.generation === msg.generation &&
-      stored.notReachedAtReceive === r.receiveCount - 1
-    );
+    // An earlier attempt that may have reached WeCom keeps the check on for good (`mayHaveReachedWecom`).
+    duplicateCheck =
+      stored.mayHaveReachedWecom === true ||
+      !(
+        stored.lastAttemptReachedWecom === false &&
+        stored.generation === msg.generation &&
+        stored.notReachedAtReceive === r.receiveCount - 1
+      );
   } else if (msg.generation > 0 && !(await deps.messages.claimCopy(msg.id, msg.generation))) {
     // Two copies of one deferral (an SDK retry of a SendMessage that had succeeded): only one may send.
     deps.metrics.count('DuplicateSuppressed');
@@ -152,8 +156,10 @@ async function processRecord(
     return 'ack';
   }
 
+  // From here on, `attempt` tells every outcome (retry, deferral) whether an earlier attempt may have reached WeCom.
+  const attempt: QueuedMessage = duplicateCheck ? { ...msg, mayHaveReachedWecom: true } : msg;
   const pausedUntil = await deps.pauses.pausedUntil(msg.app);
-  if (pausedUntil) return defer(deps, r, msg, pausedUntil, 'app paused after 45009');
+  if (pausedUntil) return defer(deps, r, attempt, pausedUntil, 'app paused after 45009');
 
   // Token first: waiting for it (another container refreshing) must not push the send past the quota window it
   // was charged to.
@@ -161,11 +167,11 @@ async function processRecord(
   try {
     token = await deps.tokens.get(app);
   } catch (err) {
-    return handleSendError(deps, r, msg, err, log);
+    return handleSendError(deps, r, attempt, err, log);
   }
   const demand = quotaDemand(msg, app);
   const decision = await deps.quota.acquire(demand);
-  if (!decision.ok) return refused(deps, r, msg, decision);
+  if (!decision.ok) return refused(deps, r, attempt, decision);
 
   const body = toWecomSendBody(msg.request, app.agentId, { forceDuplicateCheck: duplicateCheck });
   if (duplicateCheck && msg.request.options.enable_duplicate_check !== 1) {
@@ -177,21 +183,21 @@ async function processRecord(
     response = await deps.wecom.send(token, body);
   } catch (err) {
     if (!(err instanceof WecomApiError) || err.errclass !== 'token')
-      return handleSendError(deps, r, msg, err, log);
+      return handleSendError(deps, r, attempt, err, log);
     // 40014/42001/41001: WeCom invalidated the token early. Refresh once (shared lock), retry once — charging the
     // window the resend lands in, since the refresh took time.
     try {
       await deps.tokens.invalidate(app, token);
       token = await deps.tokens.get(app);
     } catch (refreshErr) {
-      return handleSendError(deps, r, msg, refreshErr, log);
+      return handleSendError(deps, r, attempt, refreshErr, log);
     }
     const again = await deps.quota.acquire(demand);
-    if (!again.ok) return refused(deps, r, msg, again);
+    if (!again.ok) return refused(deps, r, attempt, again);
     try {
       response = await deps.wecom.send(token, body);
     } catch (retryErr) {
-      return handleSendError(deps, r, msg, retryErr, log);
+      return handleSendError(deps, r, attempt, retryErr, log);
     }
   }
   deps.metrics.count('Sent');
@@ -320,6 +326,8 @@ async function scheduleRetry(
         attemptsDelta: 1,
         notReachedWecom: reached === 'no',
         notReachedAtReceive: r.receiveCount,
+        // This attempt may have reached WeCom, or ran with the check because an earlier one may have: sticky.
+        ...(reached !== 'no' || msg.mayHaveReachedWecom ? { mayHaveReachedWecom: true as const } : {}),
         event: { at, type: last ? 'dead' : 'retry', detail },
         ...(last
           ? {
@@ -376,6 +384,7 @@ async function defer(
       generation: copy.generation,
       notReachedWecom: true,
       notReachedAtReceive: 0,
+      ...(msg.mayHaveReachedWecom ? { mayHaveReachedWecom: true as const } : {}),
       event: { at, type: 'deferred', detail: `${reason}; retry in ${delaySeconds}s` },
     })
     .catch((err: unknown) => deps.logger.error('could not record the deferral', { err, messageId: msg.id }));

@@ -42,6 +42,8 @@ export interface StatusChange {
   notReachedWecom?: boolean;
   /** With notReachedWecom: the receive count that attempt had (0 for a deferral). */
   notReachedAtReceive?: number;
+  /** Sets the sticky `mayHaveReachedWecom` marker (never cleared). */
+  mayHaveReachedWecom?: true;
 }
 
 /** Keeps the stored event list bounded (DynamoDB items max 400 KB). */
@@ -147,6 +149,11 @@ export class DynamoMessageStore implements MessageStore {
       names['#attempts'] = 'attempts';
       values[':attempts'] = c.attemptsDelta;
       adds.push('#attempts :attempts');
+    }
+    if (c.mayHaveReachedWecom) {
+      names['#mhr'] = 'mayHaveReachedWecom';
+      values[':mhr'] = true;
+      sets.push('#mhr = :mhr');
     }
     if (c.notReachedWecom !== undefined) {
       names['#lr'] = 'lastAttemptReachedWecom';

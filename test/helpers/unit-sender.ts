@@ -50,6 +50,7 @@ export class FakeSenderStore implements MessageStore {
     if (c.wecom) r.wecom = c.wecom;
     if (c.generation !== undefined) r.generation = c.generation;
     if (c.attemptsDelta) r.attempts += c.attemptsDelta;
+    if (c.mayHaveReachedWecom) r.mayHaveReachedWecom = true;
     if (c.event) r.events = [...(r.events ?? []), c.event];
     if (c.notReachedWecom === true) {
       r.lastAttemptReachedWecom = false;

@@ -162,4 +162,46 @@ describe('processBatch', () => {
       expect(h.quotaStore.memberUsage('ops', pseudo, hour).hour).toBe(1);
     }
   });
+
+  it('keeps the duplicate check on after a definite error that follows an attempt with an unknown outcome', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_9', START);
+    await h.store.create(m.record);
+    h.wecom.script.push(
+      async () => {
+        throw new WecomTransportError('timeout', 'unknown', 'UND_ERR_HEADERS_TIMEOUT');
+      },
+      async () => {
+        throw new WecomApiError(-1, 'system busy', 'message/send');
+      },
+    );
+
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]); // may have reached WeCom
+    await processBatch(h.deps, [m.sqs(m.body(), 2)]); // certainly did not
+    await processBatch(h.deps, [m.sqs(m.body(), 3)]);
+
+    expect(h.wecom.sends[2]).toMatchObject({ enable_duplicate_check: 1 });
+  });
+
+  it('carries an unknown outcome over a deferral, so the deferred copy sends with the duplicate check', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_10', START);
+    await h.store.create(m.record);
+    h.wecom.script.push(async () => {
+      throw new WecomTransportError('timeout', 'unknown', 'UND_ERR_HEADERS_TIMEOUT');
+    });
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    h.deps.pauses.pausedUntil = async () => START + 60_000; // 45009 seen by another container
+
+    await processBatch(h.deps, [m.sqs(m.body(), 2)]);
+    h.deps.pauses.pausedUntil = async () => undefined;
+    const copy = h.lanes.enqueued[0]?.message;
+    if (!copy) throw new Error('no deferred copy');
+    await processBatch(h.deps, [m.sqs(copy, 1)]);
+
+    expect(copy.mayHaveReachedWecom).toBe(true);
+    expect(h.wecom.sends.at(-1)).toMatchObject({ enable_duplicate_check: 1 });
+  });
 });
