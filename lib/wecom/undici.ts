@@ -1,4 +1,8 @@
-import { Pool, errors as undiciErrors } from 'undici';
+import type { Dispatcher } from 'undici';
+// Deep imports (see types/undici-deep.d.ts): only the Pool and request(), not all of undici.
+import request from 'undici/lib/api/api-request.js';
+import undiciErrors from 'undici/lib/core/errors.js';
+import PoolClass from 'undici/lib/dispatcher/pool.js';
 import { WecomClient } from './client.js';
 import { WecomTransportError } from './errors.js';
 import { type HttpTransport, NOT_SENT_CODES, splitBaseUrl } from './transport.js';
@@ -12,7 +16,7 @@ export interface UndiciTransportOptions {
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
   /** Injected for tests (e.g. undici MockPool); default a keep-alive Pool. */
-  dispatcher?: Pick<Pool, 'request' | 'close'>;
+  dispatcher?: Dispatcher;
 }
 
 /** The sender's transport: one keep-alive undici Pool per container, bounded sockets, explicit timeouts. */
@@ -20,7 +24,7 @@ export function createUndiciTransport(opts: UndiciTransportOptions): HttpTranspo
   const { origin, prefix } = splitBaseUrl(opts.baseUrl);
   const pool =
     opts.dispatcher ??
-    new Pool(origin, {
+    new PoolClass(origin, {
       connections: opts.connections ?? 16,
       pipelining: 1,
       keepAliveTimeout: 30_000,
@@ -31,7 +35,7 @@ export function createUndiciTransport(opts: UndiciTransportOptions): HttpTranspo
   return {
     async request({ method, path, body }) {
       try {
-        const res = await pool.request({
+        const res = await request.call(pool, {
           method,
           path: `${prefix}${path}`,
           ...(body !== undefined
