@@ -1,43 +1,17 @@
 // Bundles every function exactly as the CDK stack does (same esbuild options, from infra/) and reports
 // minified sizes and the biggest inputs. Exits 1 when ingest exceeds the SPEC §7 target (400 KB), because
-// bundle size drives cold-start time. Run: npx tsx bench/bundle-size.ts
-import { build, type Metafile } from 'esbuild';
+// bundle size drives cold-start time. Run: npx tsx bench/bundle-size.ts (the full suite: npx tsx bench/run.ts,
+// whose `cold` metric reports the same sizes next to the measured cold init).
 import { FUNCTIONS } from '#lib/resources/index.js';
-import { esbuildOptionsFor } from '../infra/constructs/bundling.js';
+import { type BundleReport, bundleFunction, functionIds } from './lib/bundle.js';
 
 const KB = 1024;
 const INGEST_LIMIT_BYTES = 400 * KB;
-const TOP_INPUTS = 8;
-
-interface BundleReport {
-  readonly id: string;
-  readonly bytes: number;
-  readonly inputs: readonly { readonly path: string; readonly bytes: number }[];
-}
-
-async function bundle(id: string, entry: string): Promise<BundleReport> {
-  const result = await build({
-    ...esbuildOptionsFor(entry),
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const metafile: Metafile = result.metafile;
-  const [outPath, output] = Object.entries(metafile.outputs).find(([file]) => file.endsWith('.mjs')) ?? [];
-  if (!outPath || !output) throw new Error(`esbuild produced no .mjs output for ${id}`);
-  const inputs = Object.entries(output.inputs)
-    .map(([path, info]) => ({ path, bytes: info.bytesInOutput }))
-    .sort((a, b) => b.bytes - a.bytes)
-    .slice(0, TOP_INPUTS);
-  return { id, bytes: output.bytes, inputs };
-}
 
 const kb = (bytes: number): string => (bytes / KB).toFixed(1);
 
 const reports: BundleReport[] = [];
-for (const definition of Object.values(FUNCTIONS)) {
-  reports.push(await bundle(definition.id, definition.entry));
-}
+for (const id of functionIds()) reports.push(await bundleFunction(id));
 
 console.log('function   bytes       KB');
 for (const r of reports)

@@ -1,0 +1,146 @@
+/**
+ * The gateway's functions as bundled processes of their own, wired to a bench gateway's emulators and simulator:
+ * closer to AWS than the in-process stack (where the functions share one event loop with DynamoDB, SQS and the
+ * simulator). Used for peak RSS, and as diagnostics next to the in-process figures.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { DEFAULT_SENDER_CONCURRENCY, FUNCTIONS, senderEventSources } from '#lib/resources/index.js';
+import { type Poller, startPoller } from '#local/poller.js';
+import { LOCAL_REGION } from '#local/stack.js';
+import { bundleChild, bundleFunction } from './bundle.js';
+import { cpuMsOf, functionEnv, memoryOf, nextMessage, startNode, stopChild } from './child.js';
+import type { BenchGateway } from './gateway.js';
+import { sleep } from './harness.js';
+
+export interface FunctionProcess {
+  readonly child: ChildProcess;
+  /** RSS right after init (before any request). */
+  readonly idleRssBytes: number;
+  /** Bytes the function wrote to stdout (its log lines). */
+  stdoutBytes(): number;
+  /** VmHWM / VmRSS now. */
+  memory(): Promise<{ peakBytes: number; rssBytes: number } | undefined>;
+  /** CPU time used so far, ms. */
+  cpuMs(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function start(
+  gw: BenchGateway,
+  script: string,
+  extraEnv: Record<string, string>,
+): Promise<FunctionProcess & { ready: { port?: number } }> {
+  const proc = startNode(script, functionEnv(gw.stack, extraEnv));
+  let ready: { port?: number };
+  try {
+    ready = await nextMessage<{ port?: number }>(
+      proc.child,
+      (m) => (m as { ready?: boolean }).ready === true,
+    );
+  } catch (err) {
+    await stopChild(proc.child);
+    throw new Error(`${script} did not start: ${proc.stderr().slice(0, 400)}`, { cause: err });
+  }
+  await sleep(200);
+  const idle = await memoryOf(proc.child.pid as number);
+  return {
+    child: proc.child,
+    ready,
+    idleRssBytes: idle?.rssBytes ?? Number.NaN,
+    stdoutBytes: proc.stdoutBytes,
+    memory: () => memoryOf(proc.child.pid as number),
+    cpuMs: () => cpuMsOf(proc.child.pid as number),
+    stop: () => stopChild(proc.child),
+  };
+}
+
+/** The bundled ingest handler behind an HTTP shim (API Gateway v2 events from the local builders). */
+export async function startIngestProcess(
+  gw: BenchGateway,
+  dir: string,
+): Promise<FunctionProcess & { origin: string }> {
+  const bundle = await bundleFunction('ingest', dir);
+  const shim = await bundleChild('ingest-shim', dir);
+  const p = await start(gw, shim, { BENCH_HANDLER: bundle.file as string });
+  return { ...p, origin: `http://127.0.0.1:${p.ready.port}` };
+}
+
+/** SPEC §7's ingest baseline (node:http + one SQS SendMessage) in a process of its own. */
+export async function startBaselineProcess(
+  gw: BenchGateway,
+  dir: string,
+): Promise<FunctionProcess & { origin: string }> {
+  const shim = await bundleChild('baseline-shim', dir);
+  const p = await start(gw, shim, {});
+  return { ...p, origin: `http://127.0.0.1:${p.ready.port}` };
+}
+
+/**
+ * The bundled sender handler, invoked over IPC by this process's event source mapping emulation (one poller per
+ * lane, as the stack starts them). `serial`: one invocation at a time, as one Lambda container gets them.
+ */
+export async function startSenderProcess(
+  gw: BenchGateway,
+  dir: string,
+  opts: { serial?: boolean } = {},
+): Promise<FunctionProcess & { startPolling(): void }> {
+  const bundle = await bundleFunction('sender', dir);
+  const shim = await bundleChild('sender-shim', dir);
+  const p = await start(gw, shim, { BENCH_HANDLER: bundle.file as string });
+  const sqs = new SQSClient({
+    region: LOCAL_REGION,
+    endpoint: gw.stack.sqsEndpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  let nextId = 0;
+  const pending = new Map<number, (r: SQSBatchResponse) => void>();
+  p.child.on('message', (m: { id?: number; result?: SQSBatchResponse }) => {
+    if (m.id === undefined) return;
+    pending.get(m.id)?.(m.result ?? { batchItemFailures: [] });
+    pending.delete(m.id);
+  });
+  let chain: Promise<unknown> = Promise.resolve();
+  const call = (event: SQSEvent) =>
+    new Promise<SQSBatchResponse>((resolve) => {
+      const id = nextId++;
+      pending.set(id, resolve);
+      p.child.send({ id, event });
+    });
+  const invoke = (event: SQSEvent): Promise<SQSBatchResponse> => {
+    if (!opts.serial) return call(event);
+    const turn = chain.then(() => call(event));
+    chain = turn.catch(() => undefined);
+    return turn;
+  };
+  const pollers: Poller[] = [];
+  return {
+    ...p,
+    startPolling: () => {
+      if (pollers.length > 0) return;
+      for (const source of senderEventSources(DEFAULT_SENDER_CONCURRENCY)) {
+        pollers.push(
+          startPoller({
+            sqs,
+            queueUrl: gw.stack.resources.queueUrls[source.queueId],
+            queueArn: gw.stack.resources.queueArns[source.queueId],
+            region: LOCAL_REGION,
+            batchSize: source.batchSize,
+            maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
+            maxConcurrency: source.maxConcurrency,
+            functionTimeoutSeconds: FUNCTIONS.sender.timeoutSeconds,
+            functionName: 'sender',
+            handler: invoke,
+            onError: () => undefined,
+          }),
+        );
+      }
+    },
+    stop: async () => {
+      await Promise.all(pollers.map((x) => x.stop()));
+      sqs.destroy();
+      await p.stop();
+    },
+  };
+}

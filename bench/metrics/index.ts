@@ -1,0 +1,25 @@
+import type { Metric } from '../lib/harness.js';
+import { chaos } from './chaos.js';
+import { coldInit } from './cold-init.js';
+import { cost } from './cost.js';
+import { dynamoRequests } from './dynamo-requests.js';
+import { e2eLatency } from './e2e-latency.js';
+import { ingestThroughput } from './ingest-throughput.js';
+import { peakRss } from './peak-rss.js';
+import { quotaUtilisation } from './quota.js';
+import { senderThroughput } from './sender-throughput.js';
+import { tokenStorm } from './token-storm.js';
+
+/** In run order: cheap and independent first; `cost` after `dynamo`, whose measurements it prices. */
+export const METRICS: readonly Metric[] = [
+  tokenStorm,
+  quotaUtilisation,
+  dynamoRequests,
+  cost,
+  ingestThroughput,
+  senderThroughput,
+  e2eLatency,
+  coldInit,
+  peakRss,
+  chaos,
+];

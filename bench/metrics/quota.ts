@@ -1,0 +1,228 @@
+/**
+ * SPEC §7: quota utilisation — delivered ÷ allowed per window, with 0 over-quota errcodes (45009) and 0 silent
+ * drops → ≥ 0.95.
+ *
+ * Both clocks are shrunk alike: the gateway (`runtime.windows`) and the simulator (`simulator.windows`) run on
+ * 2-second "minutes", so a backlog WeCom would spread over minutes plays out in seconds (the logic is the same,
+ * only scaled, as in test/integration/sender/quota.test.ts). For each case a backlog of ~5.5 windows' quota is
+ * submitted at once; per window, "delivered" is what reached the simulator's inboxes in that window (by
+ * `receivedAt`, the simulator's own clock — the one WeCom enforces its limits with) and "allowed" is the gateway's
+ * effective limit for the lane used: ⌊(1 − safetyMargin) × limit⌋ for `high`, × normalShare (0.8) for `normal`
+ * (lib/sender `effectiveLimit`). Averaged over full windows: the first window (the backlog arrives mid-window)
+ * and the last one (the backlog runs out) are excluded.
+ *
+ * - per member: one member, WeCom limit 30/min; member A on the high lane (allowed 24), member B on the normal
+ *   lane (allowed 19), concurrently, app limits far away;
+ * - per app: perMinute 50 on gateway and simulator; app `ops` on the high lane (allowed 40), app `bulk` on the
+ *   normal lane (allowed 32), each message to a different member so member limits never bind.
+ */
+import type { GatewayConfig } from '#lib/config/index.js';
+import { QUOTA_DEFAULTS } from '#lib/config/index.js';
+import { effectiveLimit } from '#lib/sender/index.js';
+import { queueDepth } from '#test/helpers/sender.js';
+import { type BenchGateway, startBenchGateway } from '../lib/gateway.js';
+import type { BenchContext, Metric, Row } from '../lib/harness.js';
+import { fmt, mapLimit, msToWindowEnd, round, sleep, waitUntil } from '../lib/harness.js';
+import { textMessage } from '../lib/http.js';
+
+const WINDOW_MS = 2_000;
+const windows = { minuteMs: WINDOW_MS, hourMs: 60 * WINDOW_MS, dayMs: 86_400_000 };
+const runtime = {
+  windows: { ...windows, dayOffsetMs: 0 },
+  deferJitterSeconds: 0,
+  retry: { baseSeconds: 1, capSeconds: 1 },
+};
+/** Backlog = this many windows' worth of the allowed quota. */
+const BACKLOG_WINDOWS = 5.5;
+const TARGET = 0.95;
+
+type Quota = GatewayConfig['apps'][string]['quota'];
+
+interface Stream {
+  label: string;
+  app: string;
+  priority: 'high' | 'normal';
+  allowed: number;
+  /** Recipient of message i. */
+  member: (i: number) => string;
+  count: number;
+  /** WeCom's own limit for what is counted (member or app calls per minute). */
+  wecomLimit: number;
+}
+
+interface StreamResult {
+  label: string;
+  allowed: number;
+  wecomLimit: number;
+  submitted: number;
+  delivered: number;
+  perWindow: number[];
+  fullWindows: number[];
+  utilisation: number;
+  minUtilisation: number;
+  maxPerWindow: number;
+}
+
+export const quotaUtilisation: Metric = {
+  id: 'quota',
+  title: 'quota utilisation with 0 over-quota errcodes and 0 silent drops',
+  async run(ctx) {
+    const quota: Quota = { ...QUOTA_DEFAULTS };
+    const member = await runCase(ctx, 'per-member', {}, {}, [
+      {
+        label: 'per member, high lane',
+        app: 'ops',
+        priority: 'high',
+        allowed: effectiveLimit(quota.perMemberPerMinute, quota, 'high'),
+        member: () => 'solo-high',
+        count: 0,
+        wecomLimit: quota.perMemberPerMinute,
+      },
+      {
+        label: 'per member, normal lane',
+        app: 'ops',
+        priority: 'normal',
+        allowed: effectiveLimit(quota.perMemberPerMinute, quota, 'normal'),
+        member: () => 'solo-normal',
+        count: 0,
+        wecomLimit: quota.perMemberPerMinute,
+      },
+    ]);
+    const appQuota: Quota = { ...QUOTA_DEFAULTS, perMinute: 50 };
+    const app = await runCase(
+      ctx,
+      'per-app',
+      { apps: ['ops', 'bulk'], quota: { perMinute: appQuota.perMinute } },
+      { perAppPerMinute: appQuota.perMinute },
+      [
+        {
+          label: 'per app, high lane',
+          app: 'ops',
+          priority: 'high',
+          allowed: effectiveLimit(appQuota.perMinute, appQuota, 'high'),
+          member: (i) => `pa${i}`,
+          count: 0,
+          wecomLimit: appQuota.perMinute,
+        },
+        {
+          label: 'per app, normal lane',
+          app: 'bulk',
+          priority: 'normal',
+          allowed: effectiveLimit(appQuota.perMinute, appQuota, 'normal'),
+          member: (i) => `pb${i}`,
+          count: 0,
+          wecomLimit: appQuota.perMinute,
+        },
+      ],
+    );
+
+    const rows: Row[] = [];
+    const notes: string[] = [];
+    for (const c of [member, app]) {
+      for (const s of c.streams) {
+        const ok = s.utilisation >= TARGET && c.rateLimited === 0 && c.drops === 0;
+        rows.push({
+          metric: `quota utilisation, ${s.label}`,
+          measured: `${fmt(s.utilisation)} (${fmt(s.utilisation * s.allowed, 1)}/${s.allowed} per window; 45009: ${c.rateLimited}, drops: ${c.drops})`,
+          target: '≥ 0.95, 0 × 45009, 0 drops',
+          pass: ok,
+          value: round(s.utilisation),
+        });
+        notes.push(
+          `quota ${s.label}: ${s.submitted} messages, allowed ${s.allowed}/window (WeCom ${s.wecomLimit}), delivered per window [${s.perWindow.join(', ')}], full windows used: ${s.fullWindows.length}, min ${fmt(s.minUtilisation)}, max delivered in a window ${s.maxPerWindow}, DLQ ${c.dlq}.`,
+        );
+      }
+    }
+    return {
+      rows,
+      details: { windowMs: WINDOW_MS, backlogWindows: BACKLOG_WINDOWS, cases: { member, app } },
+      notes,
+    };
+  },
+};
+
+async function runCase(
+  ctx: BenchContext,
+  name: string,
+  gatewayOpts: { apps?: string[]; quota?: Partial<Quota> },
+  simLimits: Record<string, number>,
+  streams: Stream[],
+): Promise<{ streams: StreamResult[]; rateLimited: number; drops: number; dlq: number; elapsedMs: number }> {
+  const gw: BenchGateway = await startBenchGateway({
+    ...gatewayOpts,
+    runtime,
+    simulator: { windows, limits: simLimits },
+  });
+  try {
+    const sim = gw.stack.simulator;
+    if (!sim) throw new Error('no simulator');
+    for (const s of streams) s.count = Math.ceil(s.allowed * BACKLOG_WINDOWS);
+    // Submit right after a window boundary so the first (excluded) window is nearly full-length too.
+    await sleep(msToWindowEnd(WINDOW_MS) + 20);
+    const started = Date.now();
+    const batches = streams.flatMap((s) => {
+      const msgs = Array.from({ length: s.count }, (_, i) => ({
+        ...textMessage(`${name} ${ctx.runId} ${s.label} ${i}`, s.member(i), { priority: s.priority }),
+        app: s.app,
+      }));
+      const chunks: unknown[][] = [];
+      for (let i = 0; i < msgs.length; i += 100) chunks.push(msgs.slice(i, i + 100));
+      return chunks;
+    });
+    await mapLimit(batches, 4, async (messages) => {
+      const res = await gw.api.post('/v1/messages/batch', { messages });
+      if (res.status !== 207) throw new Error(`batch answered ${res.status}`);
+    });
+    const total = streams.reduce((n, s) => n + s.count, 0);
+    const inboxOf = (s: Stream) => {
+      const members = new Set(Array.from({ length: s.count }, (_, i) => s.member(i)));
+      return [...members].flatMap((m) => sim.inbox(m));
+    };
+    ctx.log(
+      `${name}: ${total} messages submitted; waiting for delivery (~${Math.ceil(BACKLOG_WINDOWS + 1)} windows)`,
+    );
+    const done = await waitUntil(
+      () => streams.every((s) => inboxOf(s).length >= s.count),
+      (BACKLOG_WINDOWS + 12) * WINDOW_MS,
+      100,
+    );
+    const elapsedMs = Date.now() - started;
+    if (!done) ctx.log(`${name}: not everything arrived within the wait; figures cover what did`);
+    const stats = sim.stats();
+    const results = streams.map((s): StreamResult => {
+      const inbox = inboxOf(s);
+      const byWindow = new Map<number, number>();
+      for (const m of inbox) {
+        const w = Math.floor(m.receivedAt / WINDOW_MS);
+        byWindow.set(w, (byWindow.get(w) ?? 0) + 1);
+      }
+      const ids = [...byWindow.keys()];
+      const first = Math.min(...ids);
+      const last = Math.max(...ids);
+      const perWindow = Array.from({ length: last - first + 1 }, (_, k) => byWindow.get(first + k) ?? 0);
+      const fullWindows = perWindow.slice(1, -1);
+      const utils = fullWindows.map((n) => n / s.allowed);
+      return {
+        label: s.label,
+        allowed: s.allowed,
+        wecomLimit: s.wecomLimit,
+        submitted: s.count,
+        delivered: inbox.length,
+        perWindow,
+        fullWindows,
+        utilisation: utils.length ? utils.reduce((a, b) => a + b, 0) / utils.length : Number.NaN,
+        minUtilisation: utils.length ? Math.min(...utils) : Number.NaN,
+        maxPerWindow: Math.max(...perWindow),
+      };
+    });
+    return {
+      streams: results,
+      rateLimited: stats.byErrcode['45009'] ?? 0,
+      drops: sim.drops().length,
+      dlq: (await queueDepth(gw.stack, 'high-dlq')) + (await queueDepth(gw.stack, 'normal-dlq')),
+      elapsedMs,
+    };
+  } finally {
+    await gw.stop();
+  }
+}
