@@ -20,8 +20,11 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { type EventSourceDefinition, FUNCTIONS } from '#lib/resources/index.js';
 import { DeleteFailedError, InvalidBatchResponseError, withFunctionTimeout } from '#local/errors.js';
 import { buildLambdaContext, buildSqsEvent } from '#local/events/index.js';
+import type { ProvisionedResources } from './provision.js';
+import { LOCAL_REGION } from './region.js';
 
 // biome-ignore lint/suspicious/noConfusingVoidType: same result type as aws-lambda's SQSHandler, so `async () => {}` fits.
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
@@ -269,4 +272,31 @@ function validate(opts: PollerOptions): void {
   check(opts.functionTimeoutSeconds > 0, 'functionTimeoutSeconds > 0');
   const wait = opts.waitTimeSeconds ?? 20;
   check(Number.isInteger(wait) && wait >= 0 && wait <= 20, 'waitTimeSeconds 0–20');
+}
+
+/**
+ * Poller options for one of the sender's event sources (lib/resources `senderEventSources`), as Lambda's event
+ * source mapping would run it against the provisioned queues. The local stack and the benchmarks both use it.
+ */
+export function senderPollerOptions(
+  source: EventSourceDefinition,
+  resources: Pick<ProvisionedResources, 'queueUrls' | 'queueArns'>,
+  sqs: SQSClient,
+  handler: SqsHandler,
+  onError: (err: unknown) => void = () => undefined,
+): PollerOptions {
+  return {
+    sqs,
+    queueUrl: resources.queueUrls[source.queueId],
+    queueArn: resources.queueArns[source.queueId],
+    region: LOCAL_REGION,
+    batchSize: source.batchSize,
+    maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
+    maxConcurrency: source.maxConcurrency,
+    functionTimeoutSeconds: FUNCTIONS.sender.timeoutSeconds,
+    functionName: 'sender',
+    functionMemoryMb: FUNCTIONS.sender.memoryMb,
+    handler,
+    onError,
+  };
 }

@@ -28,12 +28,14 @@ import {
   startDynamo,
   startSqs,
 } from './emulators.js';
-import { type Poller, startPoller } from './poller.js';
+import { type Poller, senderPollerOptions, startPoller } from './poller.js';
 import { type ProvisionedResources, provision } from './provision.js';
 import { type RequestCounter, startRequestCounter } from './request-counter.js';
 import { type SimulatorOptions, startWecomSimulator, type WecomSimulator } from './wecom-sim/index.js';
 
-export const LOCAL_REGION = 'us-east-1';
+export { LOCAL_REGION } from './region.js';
+
+import { LOCAL_REGION } from './region.js';
 
 export interface LocalStackOptions {
   host?: string;
@@ -195,21 +197,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           }
         };
         pollers.push(
-          startPoller({
-            sqs,
-            queueUrl: resources.queueUrls[source.queueId],
-            queueArn: resources.queueArns[source.queueId],
-            region: LOCAL_REGION,
-            batchSize: source.batchSize,
-            maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
-            maxConcurrency: source.maxConcurrency,
-            functionTimeoutSeconds: FUNCTIONS.sender.timeoutSeconds,
-            functionName: 'sender',
-            functionMemoryMb: FUNCTIONS.sender.memoryMb,
-            handler: senderFn,
-            onError: (err) =>
+          startPoller(
+            senderPollerOptions(source, resources, sqs, senderFn, (err) =>
               runtime.logWrite?.(JSON.stringify({ level: 'error', message: 'poller', err: String(err) })),
-          }),
+            ),
+          ),
         );
       }
       // Pollers stop before the emulators they poll; the containers' WeCom pools close after the pollers.

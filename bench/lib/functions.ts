@@ -6,8 +6,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { DEFAULT_SENDER_CONCURRENCY, FUNCTIONS, senderEventSources } from '#lib/resources/index.js';
-import { type Poller, startPoller } from '#local/poller.js';
+import { DEFAULT_SENDER_CONCURRENCY, senderEventSources } from '#lib/resources/index.js';
+import { type Poller, senderPollerOptions, startPoller } from '#local/poller.js';
 import { LOCAL_REGION } from '#local/stack.js';
 import { bundleChild, bundleFunction } from './bundle.js';
 import { cpuMsOf, functionEnv, memoryOf, nextMessage, startNode, stopChild } from './child.js';
@@ -120,21 +120,7 @@ export async function startSenderProcess(
     startPolling: () => {
       if (pollers.length > 0) return;
       for (const source of senderEventSources(DEFAULT_SENDER_CONCURRENCY)) {
-        pollers.push(
-          startPoller({
-            sqs,
-            queueUrl: gw.stack.resources.queueUrls[source.queueId],
-            queueArn: gw.stack.resources.queueArns[source.queueId],
-            region: LOCAL_REGION,
-            batchSize: source.batchSize,
-            maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
-            maxConcurrency: source.maxConcurrency,
-            functionTimeoutSeconds: FUNCTIONS.sender.timeoutSeconds,
-            functionName: 'sender',
-            handler: invoke,
-            onError: () => undefined,
-          }),
-        );
+        pollers.push(startPoller(senderPollerOptions(source, gw.stack.resources, sqs, invoke)));
       }
     },
     stop: async () => {

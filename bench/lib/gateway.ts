@@ -25,7 +25,7 @@ import { DEFAULT_SENDER_CONCURRENCY, FUNCTIONS, senderEventSources } from '#lib/
 import { createIngestDeps, createSenderDeps, type RuntimeOptions } from '#lib/runtime/index.js';
 import { type ApiServer, startApiServer } from '#local/api-server.js';
 import { newDevKey } from '#local/dev-config.js';
-import { type Poller, startPoller } from '#local/poller.js';
+import { type Poller, senderPollerOptions, startPoller } from '#local/poller.js';
 import { LOCAL_REGION, type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack.js';
 import { testConfig } from '#test/helpers/gateway.js';
 import { type DynamoMeter, startDynamoMeter } from './dynamo-meter.js';
@@ -214,19 +214,10 @@ export async function instrument(
     startSender: () => {
       if (pollers.length > 0) return;
       pollers = slots.map(({ source, handler }) =>
+        // One poller per container slot (maxConcurrency 1 each), so every invocation is timed per container.
         startPoller({
-          sqs: pollerSqs,
-          queueUrl: stack.resources.queueUrls[source.queueId],
-          queueArn: stack.resources.queueArns[source.queueId],
-          region: LOCAL_REGION,
-          batchSize: source.batchSize,
-          maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
+          ...senderPollerOptions(source, stack.resources, pollerSqs, handler),
           maxConcurrency: 1,
-          functionTimeoutSeconds: FUNCTIONS.sender.timeoutSeconds,
-          functionName: 'sender',
-          functionMemoryMb: FUNCTIONS.sender.memoryMb,
-          handler,
-          onError: () => undefined,
         }),
       );
     },
