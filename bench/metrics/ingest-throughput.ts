@@ -15,13 +15,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { PurgeQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_REGION } from '#local/stack.js';
+import { baselineServer } from '../lib/baseline.js';
 import { type FunctionProcess, startBaselineProcess, startIngestProcess } from '../lib/functions.js';
 import { type BenchGateway, startBenchGateway } from '../lib/gateway.js';
 import type { BenchContext, Metric } from '../lib/harness.js';
@@ -234,26 +235,7 @@ function load(gw: BenchGateway, origin: string, runId: string, measureMs = MEASU
 
 /** The baseline: parse JSON, do the work, answer 202 like the gateway (`{"id","status":"queued"}`). */
 async function listen(servers: Server[], work: (body: string) => Promise<string>): Promise<string> {
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      work(Buffer.concat(chunks).toString('utf8')).then(
-        (id) => {
-          const out = JSON.stringify({ id, status: 'queued' });
-          res.writeHead(202, {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(out),
-          });
-          res.end(out);
-        },
-        () => {
-          res.writeHead(500);
-          res.end();
-        },
-      );
-    });
-  });
+  const server = baselineServer(work);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
