@@ -10,8 +10,7 @@
  * Calls are attributed to a function by the SDK user agent (`app/wecom-gateway/<function>`), like the local
  * stack's request counter, which this proxy is chained in front of so that both count the same calls.
  */
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startDynamoProxy } from '#local/dynamo-proxy.js';
 
 export interface DynamoOpStats {
   requests: number;
@@ -50,7 +49,6 @@ const CAPACITY_OPS = new Set([
 const READ_OPS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
 
 export async function startDynamoMeter(target: string): Promise<DynamoMeter> {
-  const upstream = new URL(target);
   let stats = new Map<string, Map<string, DynamoOpStats>>();
   const statOf = (fn: string, op: string): DynamoOpStats => {
     const byOp = stats.get(fn) ?? new Map<string, DynamoOpStats>();
@@ -63,70 +61,37 @@ export async function startDynamoMeter(target: string): Promise<DynamoMeter> {
     return s;
   };
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const started = performance.now();
-      const agent = `${req.headers['x-amz-user-agent'] ?? ''} ${req.headers['user-agent'] ?? ''}`;
-      const fn = /app\/wecom-gateway[-/](\w+)/.exec(agent)?.[1] ?? 'other';
-      const op =
-        String(req.headers['x-amz-target'] ?? '')
-          .split('.')
-          .pop() || 'unknown';
-      let body = Buffer.concat(chunks);
-      let items = 0;
-      let itemBytes = 0;
-      if (CAPACITY_OPS.has(op)) {
-        try {
-          const input = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-          if (op === 'BatchWriteItem') {
-            for (const list of Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>)) {
-              items += list.length;
-              for (const r of list as { PutRequest?: { Item?: unknown } }[])
-                if (r.PutRequest?.Item) itemBytes += Buffer.byteLength(JSON.stringify(r.PutRequest.Item));
-            }
-          }
-          if (op === 'PutItem' && input.Item) itemBytes += Buffer.byteLength(JSON.stringify(input.Item));
-          if (input.ReturnConsumedCapacity === undefined) {
-            input.ReturnConsumedCapacity = 'TOTAL';
-            body = Buffer.from(JSON.stringify(input));
-          }
-        } catch {
-          // Not JSON: forward untouched; the emulator answers the error.
+  const proxy = await startDynamoProxy(target, {
+    request: ({ fn, op }, body) => {
+      if (!CAPACITY_OPS.has(op)) return undefined;
+      let input: Record<string, unknown>;
+      try {
+        input = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+      } catch {
+        return undefined; // Not JSON: forward untouched; the emulator answers the error.
+      }
+      const s = statOf(fn, op);
+      if (op === 'BatchWriteItem') {
+        for (const list of Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>)) {
+          s.items += list.length;
+          for (const r of list as { PutRequest?: { Item?: unknown } }[])
+            if (r.PutRequest?.Item) s.itemBytes += Buffer.byteLength(JSON.stringify(r.PutRequest.Item));
         }
       }
-      const headers = { ...req.headers, 'content-length': String(body.length) };
-      const proxied = httpRequest(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
-        (up) => {
-          const out: Buffer[] = [];
-          up.on('data', (c: Buffer) => out.push(c));
-          up.on('end', () => {
-            const text = Buffer.concat(out);
-            const s = statOf(fn, op);
-            s.requests++;
-            s.items += items;
-            s.itemBytes += itemBytes;
-            s.totalMs += performance.now() - started;
-            account(s, op, up.statusCode ?? 0, text);
-            res.writeHead(up.statusCode ?? 502, up.headers);
-            res.end(text);
-          });
-        },
-      );
-      proxied.on('error', () => {
-        if (!res.headersSent) res.writeHead(502);
-        res.end();
-      });
-      proxied.end(body);
-    });
+      if (op === 'PutItem' && input.Item) s.itemBytes += Buffer.byteLength(JSON.stringify(input.Item));
+      if (input.ReturnConsumedCapacity !== undefined) return undefined;
+      input.ReturnConsumedCapacity = 'TOTAL';
+      return Buffer.from(JSON.stringify(input));
+    },
+    response: ({ fn, op }, status, body, elapsedMs) => {
+      const s = statOf(fn, op);
+      s.requests++;
+      s.totalMs += elapsedMs;
+      account(s, op, status, body);
+    },
   });
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: proxy.endpoint,
     stats: () =>
       Object.fromEntries(
         [...stats].map(([fn, byOp]) => [fn, Object.fromEntries([...byOp].map(([op, s]) => [op, { ...s }]))]),
@@ -134,11 +99,7 @@ export async function startDynamoMeter(target: string): Promise<DynamoMeter> {
     reset: () => {
       stats = new Map();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => proxy.close(),
   };
 }
 
