@@ -58,9 +58,16 @@ describe('quota on the local stack', () => {
     }
     expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(30);
     expect(await queueDepth(gw.stack, 'normal-dlq')).toBe(0);
-    const sample = await gw.get(`/v1/messages/${ids[199]}`);
-    expect(sample.body.status).toBe('sent');
-    expect(sample.body.events.map((e: { type: string }) => e.type)).toContain('deferred');
+    // Every record says sent, and the burst was held back by the gateway (deferred), not by WeCom. Which messages
+    // were deferred depends on timing (a deferred copy comes back later, so the last one enqueued may find a fresh
+    // window), so count over all of them.
+    let deferred = 0;
+    for (const id of ids) {
+      const res = await gw.get(`/v1/messages/${id}`);
+      expect(res.body.status).toBe('sent');
+      if (res.body.events.some((e: { type: string }) => e.type === 'deferred')) deferred++;
+    }
+    expect(deferred).toBeGreaterThan(0);
   });
 
   it('keeps app calls per window within (1 − margin) × perMinute and lets high priority pass a normal backlog', async () => {
