@@ -291,6 +291,35 @@ export async function recallMessage(
   return { status: 'recalled' };
 }
 
+/** Writes the new records; true at the index of each record that was stored. */
+async function storeRecords(
+  deps: IngestDeps,
+  records: MessageRecord[],
+  mode: 'single' | 'batch',
+): Promise<boolean[]> {
+  if (mode === 'single') {
+    return Promise.all(
+      records.map((r) =>
+        deps.messages.create(r).then(
+          () => true,
+          (err: unknown) => {
+            deps.logger.error('could not store message record', { err, messageId: r.id });
+            return false;
+          },
+        ),
+      ),
+    );
+  }
+  const unwritten = new Set(
+    await deps.messages.createBatch(records).catch((err: unknown) => {
+      deps.logger.error('could not store message records', { err, count: records.length });
+      return records.map((r) => r.id);
+    }),
+  );
+  for (const id of unwritten) deps.logger.error('could not store message record', { messageId: id });
+  return records.map((r) => !unwritten.has(r.id));
+}
+
 async function acceptAll(
   deps: IngestDeps,
   apiKey: ApiKeyConfig,
@@ -316,18 +345,9 @@ async function acceptAll(
     generation: 0,
     expiresAt,
   }));
-  // 1. Records first (a status query must never 404 for an id we return).
-  const stored = await Promise.all(
-    records.map((r) =>
-      deps.messages.create(r).then(
-        () => true,
-        (err: unknown) => {
-          deps.logger.error('could not store message record', { err, messageId: r.id });
-          return false;
-        },
-      ),
-    ),
-  );
+  // 1. Records first (a status query must never 404 for an id we return): one conditional PutItem for a single
+  // message, BatchWriteItem (25 per request) for a batch.
+  const stored = await storeRecords(deps, records, mode);
   // 2. Enqueue, per lane: a single message with SendMessage, a batch with SendMessageBatch in chunks of 10.
   const failedIds = new Set<string>(records.filter((_, i) => !stored[i]).map((r) => r.id));
   await Promise.all(

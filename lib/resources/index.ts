@@ -117,9 +117,10 @@ export function senderEventSources(
  */
 export const FUNCTION_ACCESS = {
   ingest: {
-    // PutItem: records, idempotency claims, token lock; UpdateItem: status; DeleteItem: idempotency release and
-    // token lock release/invalidation (recall); GetItem: status, idempotency replay, token.
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    // PutItem: records, idempotency claims, token lock; BatchWriteItem: a batch POST's records; UpdateItem:
+    // status; DeleteItem: idempotency release and token lock release/invalidation (recall); GetItem: status,
+    // idempotency replay, token.
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     lanes: ['SendMessage'],
   },
   sender: {

@@ -12,6 +12,12 @@ import { isExpired, keys } from './keys.js';
 /** Port: where message records live. */
 export interface MessageStore {
   create(record: MessageRecord): Promise<void>;
+  /**
+   * Creates new records (fresh ids) in one BatchWriteItem per 25 — a batch POST's records in 4 requests instead
+   * of 100. Unconditional: BatchWriteItem has no conditions, and a new ULID cannot collide with a stored one.
+   * Returns ids that were not written (the caller fails them; it never enqueues a message without its record).
+   */
+  createBatch(records: MessageRecord[]): Promise<string[]>;
   /** Strongly consistent: a redelivery must see a `sent` written a moment ago. */
   get(id: string): Promise<MessageRecord | undefined>;
   /**
@@ -79,22 +85,38 @@ export class DynamoMessageStore implements MessageStore {
     return stripKeys(out.Item);
   }
 
-  async putSentBatch(records: MessageRecord[]): Promise<string[]> {
-    const failed: string[] = [];
-    for (let i = 0; i < records.length; i += 25) {
-      const chunk = records.slice(i, i + 25);
-      let pending = chunk.map((r) => ({ PutRequest: { Item: { ...keys.message(r.id), ...r } } }));
-      // BatchWriteItem may leave items unprocessed under throttling; retry those a few times with backoff.
-      for (let attempt = 0; pending.length > 0 && attempt < 4; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-        const out = await this.db.send(
-          new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }),
-        );
-        pending = (out.UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
-      }
-      for (const p of pending) failed.push(String((p.PutRequest.Item as { id: string }).id));
+  createBatch(records: MessageRecord[]): Promise<string[]> {
+    return this.batchPut(records);
+  }
+
+  putSentBatch(records: MessageRecord[]): Promise<string[]> {
+    return this.batchPut(records);
+  }
+
+  /**
+   * Full puts in parallel BatchWriteItem chunks of 25, unprocessed items retried with backoff. Returns the ids not
+   * written; a chunk whose request failed counts as not written, and when every chunk failed the error is thrown.
+   */
+  private async batchPut(records: MessageRecord[]): Promise<string[]> {
+    const chunks: MessageRecord[][] = [];
+    for (let i = 0; i < records.length; i += 25) chunks.push(records.slice(i, i + 25));
+    const outcomes = await Promise.allSettled(chunks.map((chunk) => this.batchPutChunk(chunk)));
+    const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (rejected && outcomes.every((o) => o.status === 'rejected')) throw rejected.reason;
+    return outcomes.flatMap((o, i) =>
+      o.status === 'fulfilled' ? o.value : (chunks[i] ?? []).map((r) => r.id),
+    );
+  }
+
+  private async batchPutChunk(chunk: MessageRecord[]): Promise<string[]> {
+    let pending = chunk.map((r) => ({ PutRequest: { Item: { ...keys.message(r.id), ...r } } }));
+    // BatchWriteItem may leave items unprocessed under throttling; retry those a few times with backoff.
+    for (let attempt = 0; pending.length > 0 && attempt < 4; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      const out = await this.db.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
+      pending = (out.UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
     }
-    return failed;
+    return pending.map((p) => String((p.PutRequest.Item as { id: string }).id));
   }
 
   async claimCopy(id: string, generation: number): Promise<boolean> {

@@ -25,6 +25,15 @@ export class FakeMessageStore implements MessageStore {
     if (this.failCreate) throw new Error('dynamo down');
     this.records.set(record.id, structuredClone(record));
   }
+  /** createBatch reports this many leading records as not written (DynamoDB's UnprocessedItems, exhausted). */
+  unwrittenInBatch = 0;
+  async createBatch(records: MessageRecord[]): Promise<string[]> {
+    this.calls.push(`createBatch:${records.length}`);
+    if (this.failCreate) throw new Error('dynamo down');
+    const unwritten = records.slice(0, this.unwrittenInBatch);
+    for (const r of records.slice(this.unwrittenInBatch)) this.records.set(r.id, structuredClone(r));
+    return unwritten.map((r) => r.id);
+  }
   async get(id: string) {
     this.calls.push('get');
     return this.records.get(id);

@@ -25,6 +25,10 @@ export class FakeSenderStore implements MessageStore {
   async create(r: MessageRecord) {
     this.records.set(r.id, structuredClone(r));
   }
+  async createBatch(records: MessageRecord[]) {
+    for (const r of records) this.records.set(r.id, structuredClone(r));
+    return [];
+  }
   async get(id: string) {
     const r = this.records.get(id);
     return r ? structuredClone(r) : undefined;

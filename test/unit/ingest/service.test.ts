@@ -148,7 +148,8 @@ describe('submitBatch', () => {
 
     expect(results.every((r) => 'id' in r)).toBe(true);
     expect(batches.sort()).toEqual([10, 10, 5].sort());
-    expect(f.messages.calls.filter((c) => c === 'create')).toHaveLength(25);
+    // Records in one batch write (BatchWriteItem chunks of 25 in the DynamoDB store), never one write per item.
+    expect(f.messages.calls).toEqual(['createBatch:25']);
   });
 
   it('reports unqueued items as unavailable and marks their records failed', async () => {
@@ -163,6 +164,33 @@ describe('submitBatch', () => {
       { index: 1, error: expect.objectContaining({ code: 'invalid_message' }) },
     ]);
     expect([...f.messages.records.values()].map((r) => r.status)).toEqual(['failed']);
+  });
+
+  it('neither enqueues nor reports as queued an item whose record was not written', async () => {
+    const f = fakeIngest();
+    f.messages.unwrittenInBatch = 1;
+    const results = await submitBatch(f.deps, apiKey, {
+      messages: [messageBody('text', { touser: 'a' }), messageBody('text', { touser: 'b' })],
+    });
+    expect(results[0]).toEqual({
+      index: 0,
+      error: { code: 'unavailable', message: 'could not queue the message; retry', details: [] },
+    });
+    expect(results[1]).toMatchObject({ index: 1, status: 'queued' });
+    expect(f.queue.sent.map((s) => s.message.id)).toEqual([(results[1] as { id: string }).id]);
+  });
+
+  it('answers every item unavailable when the records cannot be written at all', async () => {
+    const f = fakeIngest();
+    f.messages.failCreate = true;
+    const results = await submitBatch(f.deps, apiKey, {
+      messages: [messageBody('text'), messageBody('text')],
+    });
+    expect(results.map((r) => ('error' in r ? r.error.code : r.status))).toEqual([
+      'unavailable',
+      'unavailable',
+    ]);
+    expect(f.queue.sent).toEqual([]);
   });
 
   it('rejects unknown top-level fields instead of ignoring them', async () => {

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoMessageStore, keys } from '#lib/store/index.js';
 import { messageRecord, startUnitTable, type UnitTable } from '#test/helpers/unit-dynamo.js';
@@ -150,6 +150,50 @@ describe('DynamoMessageStore (dynalite)', () => {
       generation: 3,
       error: { code: 'wecom_permanent', message: 'invalid user', wecom_errcode: 81013 },
     });
+  });
+
+  it('creates a batch of 60 records in three BatchWriteItem requests', async () => {
+    const requests: string[] = [];
+    const counting = {
+      send: (command: { constructor: { name: string } }) => {
+        requests.push(command.constructor.name);
+        return table.db.send(command as never);
+      },
+    };
+    const batchStore = new DynamoMessageStore(counting as never, table.tableName, () => nowMs);
+    const records = Array.from({ length: 60 }, () => messageRecord());
+
+    expect(await batchStore.createBatch(records)).toEqual([]);
+
+    expect(requests).toEqual(['BatchWriteCommand', 'BatchWriteCommand', 'BatchWriteCommand']);
+    expect(await Promise.all(records.map((r) => store.get(r.id)))).toEqual(records);
+  });
+
+  it('retries unprocessed items and reports a failed chunk as not written, the rest as written', async () => {
+    let calls = 0;
+    const flaky = {
+      send: async (command: BatchWriteCommand) => {
+        calls++;
+        const items = command.input.RequestItems?.[table.tableName] ?? [];
+        const first = items[0]?.PutRequest?.Item as { id: string } | undefined;
+        if (first?.id === 'fails') throw new Error('throttled for good');
+        // The first answer leaves one item unprocessed, as DynamoDB does under throttling.
+        if (calls === 1) {
+          await table.db.send(new BatchWriteCommand({ RequestItems: { [table.tableName]: items.slice(1) } }));
+          return { UnprocessedItems: { [table.tableName]: items.slice(0, 1) } };
+        }
+        return table.db.send(command);
+      },
+    };
+    const batchStore = new DynamoMessageStore(flaky as never, table.tableName, () => nowMs);
+    const good = Array.from({ length: 25 }, () => messageRecord());
+    const bad = [{ ...messageRecord(), id: 'fails' }, messageRecord()];
+
+    const notWritten = await batchStore.createBatch([...good, ...bad]);
+
+    expect(notWritten.sort()).toEqual(bad.map((r) => r.id).sort());
+    expect(await Promise.all(good.map((r) => store.get(r.id)))).toEqual(good);
+    await expect(batchStore.createBatch(bad)).rejects.toThrow('throttled for good');
   });
 
   it('writes every record of a sent batch, over several BatchWriteItem chunks', async () => {
