@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto';
 import { ulid } from 'ulid';
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
 import {
@@ -493,7 +494,23 @@ function itemError(deps: IngestDeps, err: unknown): ErrorBody {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-export const newMessageId = (): string => `msg_${ulid()}`;
+/**
+ * The PRNG ulid uses by default asks the OS for one byte per character (16 `getRandomValues` calls per id, a
+ * visible share of ingest's CPU). This one draws from a 4 KB pool of the same CSPRNG. A byte ÷ 256 maps onto
+ * ulid's 32 characters without bias (256 is a multiple of 32).
+ */
+const POOL_BYTES = 4096;
+const randomPool = Buffer.alloc(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+export const pooledRandom = (): number => {
+  if (poolOffset >= POOL_BYTES) {
+    randomFillSync(randomPool);
+    poolOffset = 0;
+  }
+  return (randomPool[poolOffset++] as number) / 256;
+};
+
+export const newMessageId = (): string => `msg_${ulid(undefined, pooledRandom)}`;
 
 /** JSON with sorted object keys: the same body with keys in another order hashes the same. */
 export function canonicalJson(value: unknown): string {

@@ -154,6 +154,18 @@ describe('metadata', () => {
     ]);
   });
 
+  it('counts user-perceived characters, not UTF-16 units: 512 flags or accented letters fit, 513 do not', () => {
+    const flag = '🇨🇳'; // 4 UTF-16 units, 1 character
+    const accented = 'e\u0301'; // e + combining acute: 2 units, 1 character
+    expectValid(text({ metadata: { flags: flag.repeat(512), accents: accented.repeat(512) } }));
+    expect(
+      expectIssues(text({ metadata: { flags: flag.repeat(513), accents: accented.repeat(513) } })),
+    ).toEqual([
+      { field: 'metadata.flags', message: '513 characters, max 512' },
+      { field: 'metadata.accents', message: '513 characters, max 512' },
+    ]);
+  });
+
   it('accepts only string values', () => {
     expectOnlyIssue(text({ metadata: { retries: 3 } }), 'metadata.retries', 'must be a string');
   });
