@@ -56,6 +56,11 @@ export const HOUSE_BUNDLING = {
     '@aws-sdk/token-providers',
     '@aws-sdk/nested-clients',
     '@smithy/credential-provider-imds',
+    // undici's experimental Milo HTTP parser (two wasm builds, ~150 KB of base64): required only when
+    // UNDICI_USE_MILO is set, which the gateway never does; llhttp, the default parser, stays bundled. esbuild
+    // matches this against the import path as written in undici's parser-h1.js; nothing else we bundle imports a
+    // `../milo/` path (test/infra/bundle.test.ts checks what was left out).
+    '../milo/*',
   ] as string[],
   // Local esbuild only: no Docker on developer machines or CI.
   forceDockerBundling: false,
