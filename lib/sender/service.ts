@@ -93,11 +93,20 @@ export async function processBatch(
         return firstDeliveries.map((s) => s.record.id);
       });
     // Not recorded → let SQS redeliver: the redelivery reads the record, resends with WeCom's duplicate check on,
-    // and WeCom drops the repeat. Nothing is lost and nothing is shown twice.
-    for (const id of unwritten) {
-      const r = records.find((x) => parse(x.body)?.id === id);
-      if (r) failures.push(r.sqsMessageId);
-    }
+    // and WeCom drops the repeat. Nothing is lost and nothing is shown twice. The redelivery comes after the retry
+    // backoff, not after the lane's whole visibility timeout, so the status catches up soon after DynamoDB does.
+    const retries = unwritten.flatMap((id) => records.filter((x) => parse(x.body)?.id === id));
+    await Promise.all(
+      retries.map((r) => {
+        failures.push(r.sqsMessageId);
+        const delay = fullJitterSeconds(r.receiveCount, deps.retry ?? DEFAULT_RETRY, deps.random);
+        return deps.queue
+          .retryAfter(r.lane, r.receiptHandle, delay)
+          .catch((e: unknown) =>
+            deps.logger.warn('could not set the retry delay; the queue default applies', { err: e }),
+          );
+      }),
+    );
   }
   return { failures };
 }

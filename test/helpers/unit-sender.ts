@@ -33,7 +33,10 @@ export class FakeSenderStore implements MessageStore {
     const r = this.records.get(id);
     return r ? structuredClone(r) : undefined;
   }
+  /** putSentBatch throws (DynamoDB unavailable). */
+  failPutSent = false;
   async putSentBatch(records: MessageRecord[]) {
+    if (this.failPutSent) throw new Error('DynamoDB unavailable (batch write)');
     for (const r of records) this.records.set(r.id, structuredClone(r));
     return [];
   }

@@ -43,6 +43,30 @@ describe('processBatch', () => {
     expect(order).toEqual(['token', 'quota']);
   });
 
+  it('retries a first delivery whose sent status could not be written after the backoff, then resends with the check', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_unrecorded', START);
+    await h.store.create(m.record);
+    h.store.failPutSent = true;
+
+    const first = await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+
+    // Left for SQS to redeliver, after the retry backoff rather than the lane's whole visibility timeout.
+    expect(first.failures).toHaveLength(1);
+    expect(h.lanes.visibility).toHaveLength(1);
+    expect(h.lanes.visibility[0]?.seconds).toBeLessThanOrEqual(h.deps.retry?.capSeconds ?? 900);
+    expect(h.store.records.get('msg_unrecorded')?.status).toBe(STATUS.queued);
+
+    h.store.failPutSent = false;
+    const redelivered = await processBatch(h.deps, [m.sqs(m.body(), 2)]);
+
+    expect(redelivered.failures).toEqual([]);
+    expect(h.store.records.get('msg_unrecorded')?.status).toBe(STATUS.sent);
+    expect(h.wecom.sends).toHaveLength(2);
+    expect(h.wecom.sends[1]).toMatchObject({ enable_duplicate_check: 1 });
+  });
+
   it('resends with duplicate check when a deferred copy was sent but recording it failed', async () => {
     const clock = fakeClock(START);
     const h = senderHarness(clock.now);
