@@ -23,7 +23,12 @@ import { createUrlGuard, LookupUnavailableError, UnsafeUrlError, type UrlGuard }
 import type { Logger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
 import type { TokenCache } from '#lib/sender/index.js';
-import { type IdempotencyStore, type MessageStore, recentEvents } from '#lib/store/index.js';
+import {
+  type IdempotencyStore,
+  isConditionFailed,
+  type MessageStore,
+  recentEvents,
+} from '#lib/store/index.js';
 import type { WecomApi } from '#lib/wecom/index.js';
 import { WecomApiError } from '#lib/wecom/index.js';
 import { sha256Hex } from './auth.js';
@@ -304,6 +309,9 @@ async function storeRecords(
         deps.messages.create(r).then(
           () => true,
           (err: unknown) => {
+            // The id is fresh, so "already exists" means the SDK retried a write whose first answer was lost
+            // (e.g. DynamoDB restarting): our record is stored.
+            if (isConditionFailed(err)) return true;
             deps.logger.error('could not store message record', { err, messageId: r.id });
             return false;
           },

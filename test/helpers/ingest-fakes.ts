@@ -20,10 +20,17 @@ export class FakeMessageStore implements MessageStore {
   readonly records = new Map<string, MessageRecord>();
   readonly calls: string[] = [];
   failCreate = false;
+  /** create stores the record, then answers as DynamoDB does to the SDK's retry of a write whose answer was lost. */
+  createAnswerLost = false;
   async create(record: MessageRecord) {
     this.calls.push('create');
     if (this.failCreate) throw new Error('dynamo down');
     this.records.set(record.id, structuredClone(record));
+    if (this.createAnswerLost) {
+      throw Object.assign(new Error('The conditional request failed'), {
+        name: 'ConditionalCheckFailedException',
+      });
+    }
   }
   /** createBatch reports this many leading records as not written (DynamoDB's UnprocessedItems, exhausted). */
   unwrittenInBatch = 0;

@@ -121,6 +121,15 @@ describe('submitMessage', () => {
     await expect(submitMessage(local, apiKey, body)).resolves.toMatchObject({ status: 'queued' });
   });
 
+  it('accepts a message whose record write was retried after a lost answer (the record exists: it is ours)', async () => {
+    const f = fakeIngest();
+    f.messages.createAnswerLost = true;
+    const res = await submitMessage(f.deps, apiKey, messageBody('text'));
+    expect(res.status).toBe('queued');
+    expect(f.queue.sent.map((s) => s.message.id)).toEqual([res.id]);
+    expect(f.messages.records.get(res.id)?.status).toBe('queued');
+  });
+
   it('answers 403 for a key without the messages:write scope', async () => {
     const f = fakeIngest();
     const reader = { ...apiKey, scopes: ['messages:read' as const] };
