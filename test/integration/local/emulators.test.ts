@@ -1,5 +1,10 @@
 import { ListTablesCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { isJavaAvailable, startDynamo, startSqs } from '#local/emulators.js';
 import { provision } from '#local/provision.js';
@@ -50,6 +55,52 @@ describe('startDynamo', () => {
       expect(() => process.kill(dynamo.pid ?? -1, 0)).toThrow(/ESRCH/);
     },
   );
+});
+
+describe('emulator restart (fault injection)', () => {
+  it('takes dynalite down and brings it back on the same endpoint with its tables', async () => {
+    const dynamo = await startDynamo();
+    const client = localDynamoClient(dynamo.endpoint, { maxAttempts: 1 });
+    try {
+      const sqs = await startSqs();
+      const sqsClient = localSqsClient(sqs.endpoint);
+      const { tableName } = await provision({ dynamo: client, sqs: sqsClient });
+      await sqs.stop();
+      sqsClient.destroy();
+
+      const restarting = dynamo.restart(500);
+      await new Promise((r) => setTimeout(r, 100));
+      await expect(client.send(new ListTablesCommand({}))).rejects.toThrow(/ECONNREFUSED/);
+      await restarting;
+
+      expect((await client.send(new ListTablesCommand({}))).TableNames).toEqual([tableName]);
+    } finally {
+      await dynamo.stop();
+      client.destroy();
+    }
+  });
+
+  it('takes fauxqs down and brings it back with its queued messages', async () => {
+    const sqs = await startSqs();
+    const client = localSqsClient(sqs.endpoint, { maxAttempts: 1 });
+    try {
+      const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: 'restart-test' }));
+      await client.send(new SendMessageCommand({ QueueUrl, MessageBody: 'survives' }));
+
+      const restarting = sqs.restart(500);
+      await new Promise((r) => setTimeout(r, 100));
+      await expect(
+        client.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['All'] })),
+      ).rejects.toThrow(/ECONNREFUSED/);
+      await restarting;
+
+      const { Messages } = await client.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1 }));
+      expect(Messages?.map((m) => m.Body)).toEqual(['survives']);
+    } finally {
+      await sqs.stop();
+      client.destroy();
+    }
+  });
 });
 
 describe('isJavaAvailable', () => {
