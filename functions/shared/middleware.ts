@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'a
 import {
   BadRequestError,
   HttpError,
+  isAwsUnavailable,
   PayloadTooLargeError,
   toErrorResponse,
   UnsupportedMediaTypeError,
@@ -20,7 +21,7 @@ export const httpErrors = (logger: Logger): HttpMiddleware => ({
   onError: async (request) => {
     const err = request.error;
     if (!(err instanceof HttpError)) {
-      logger.error('unhandled error', {
+      logger.error(isAwsUnavailable(err) ? 'AWS service unavailable (answered 503)' : 'unhandled error', {
         err,
         routeKey: request.event.routeKey,
         requestId: request.context.awsRequestId,

@@ -84,14 +84,50 @@ export interface ErrorBody {
   details: readonly unknown[];
 }
 
-/** The `error` object for a known error; anything else becomes the generic internal error. */
-export const toErrorBody = (err: unknown): ErrorBody =>
-  err instanceof HttpError
-    ? { code: err.code, message: err.message, details: err.details }
-    : { code: 'internal_error', message: 'internal error', details: [] };
+/** AWS error names that mean "slow down" (DynamoDB, SQS, Secrets Manager). */
+const AWS_THROTTLING = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'TooManyRequestsException',
+]);
 
-/** Known errors → their 4xx/503 body; anything else → a generic 500 whose details stay in the log. */
+/**
+ * True for an AWS SDK error (it carries `$metadata`) that means the service could not be reached, failed on its
+ * side or throttled — what is left after the SDK's own retries during an outage. Not for errors the request
+ * itself caused (validation, conditional checks, missing resources: `$fault: 'client'` with an HTTP answer).
+ */
+export function isAwsUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error) || !('$metadata' in err)) return false;
+  const e = err as Error & { $fault?: string; $metadata: { httpStatusCode?: number } };
+  if (e.$fault === 'server' || AWS_THROTTLING.has(e.name)) return true;
+  // No HTTP answer at all: refused, reset or timed out on the way.
+  return e.$metadata.httpStatusCode === undefined;
+}
+
+const AWS_UNAVAILABLE = new ServiceUnavailableError(
+  'a storage or queue service is unavailable right now; nothing was changed, retry',
+);
+
+/** The HTTP meaning of an error: itself when known, a 503 for an unavailable AWS service, else none (a 500). */
+const asHttpError = (err: unknown): HttpError | undefined =>
+  err instanceof HttpError ? err : isAwsUnavailable(err) ? AWS_UNAVAILABLE : undefined;
+
+/** The `error` object for a known error; anything else becomes the generic internal error. */
+export const toErrorBody = (err: unknown): ErrorBody => {
+  const known = asHttpError(err);
+  return known
+    ? { code: known.code, message: known.message, details: known.details }
+    : { code: 'internal_error', message: 'internal error', details: [] };
+};
+
+/**
+ * Known errors → their 4xx/503 body; an AWS service that cannot be reached → 503 with Retry-After; anything else
+ * → a generic 500 whose details stay in the log.
+ */
 export function toErrorResponse(err: unknown): HttpResponse {
-  const status = err instanceof HttpError ? err.status : 500;
-  return json(status, { error: toErrorBody(err) }, err instanceof HttpError ? err.headers : {});
+  const known = asHttpError(err);
+  return json(known?.status ?? 500, { error: toErrorBody(err) }, known?.headers ?? {});
 }

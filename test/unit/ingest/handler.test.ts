@@ -99,6 +99,57 @@ describe('ingest handler with its middleware chain', () => {
     expect(f.logs.join('\n')).toContain('secret internals');
   });
 
+  it.each([
+    [
+      'refused (no HTTP answer)',
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', $metadata: { attempts: 3 } }),
+    ],
+    [
+      'a server-side failure',
+      Object.assign(new Error('Unknown'), {
+        name: 'Unknown',
+        $fault: 'server',
+        $metadata: { httpStatusCode: 502 },
+      }),
+    ],
+    [
+      'throttling',
+      Object.assign(new Error('slow down'), {
+        name: 'ProvisionedThroughputExceededException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+      }),
+    ],
+  ])('answers 503 with Retry-After when DynamoDB is unavailable: %s', async (_, awsError) => {
+    const f = fakeIngest();
+    f.deps.messages.get = async () => {
+      throw awsError;
+    };
+    const res = await invoke(
+      f.deps,
+      event('GET /v1/messages/{id}', { id: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV' }),
+    );
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body.error.code).toBe('unavailable');
+  });
+
+  it('keeps a 500 for an AWS error the request itself caused (a bug, not an outage)', async () => {
+    const f = fakeIngest();
+    f.deps.messages.get = async () => {
+      throw Object.assign(new Error('bad expression'), {
+        name: 'ValidationException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+      });
+    };
+    const res = await invoke(
+      f.deps,
+      event('GET /v1/messages/{id}', { id: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV' }),
+    );
+    expect(res.status).toBe(500);
+  });
+
   it('answers health without a key', async () => {
     const f = fakeIngest();
     const res = await invoke(f.deps, event('GET /v1/health', { headers: { authorization: '' } }));
