@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { ulid } from 'ulid';
+import { decodeTime, ulid } from 'ulid';
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
 import {
   BadRequestError,
@@ -24,6 +24,7 @@ import type { Logger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
 import type { TokenCache } from '#lib/sender/index.js';
 import {
+  type IdempotencyEntry,
   type IdempotencyStore,
   isConditionFailed,
   type MessageStore,
@@ -100,25 +101,38 @@ export async function submitMessage(
     keyHash = sha256Hex(idempotencyKey);
     // The normalized request, not the raw bytes: key order, `a|b` vs ["a","b"] and defaults do not matter.
     const bodyHash = sha256Hex(canonicalJson(req));
-    const claim = await deps.idempotency.claim(
-      apiKey.name,
-      keyHash,
-      { bodyHash, messageId: id },
-      deps.config.idempotencyHours * 3600_000,
-    );
-    if (!claim.claimed) {
+    for (let attempt = 0; ; attempt++) {
+      const claim = await deps.idempotency.claim(
+        apiKey.name,
+        keyHash,
+        { bodyHash, messageId: id },
+        deps.config.idempotencyHours * 3600_000,
+      );
+      if (claim.claimed) break;
       if (claim.existing.bodyHash !== bodyHash) {
         throw new ConflictError(
           'idempotency_conflict',
           'this Idempotency-Key was already used with a different body; use a new key for a new message',
         );
       }
-      return { id: claim.existing.messageId, status: 'queued' };
+      const replay = await replayClaim(deps, apiKey, keyHash, claim.existing);
+      if (replay) return replay;
+      // The claim was left by a request that never stored its message (and could not release the key, e.g.
+      // DynamoDB was down): released now, so claim the key for this request. Once more at most.
+      if (attempt > 0)
+        throw new ServiceUnavailableError('could not take over a stale Idempotency-Key; retry');
     }
   }
   try {
     const [accepted] = await acceptAll(deps, apiKey, [{ id, req }], 'single');
     if (!accepted) throw new ServiceUnavailableError('could not queue the message; retry');
+    if (keyHash) {
+      // Lets replays answer at once. If this write fails the message is queued all the same; a replay then waits
+      // for this request to end and finds the record.
+      await deps.idempotency.markAccepted(apiKey.name, keyHash, id).catch((err: unknown) => {
+        deps.logger.error('could not mark the Idempotency-Key accepted', { err, messageId: id });
+      });
+    }
     return accepted;
   } catch (err) {
     if (keyHash) {
@@ -127,6 +141,70 @@ export async function submitMessage(
       });
     }
     throw err;
+  }
+}
+
+/**
+ * How long after its id was made a request may still be storing and enqueueing its message: past ingest's 10 s
+ * Lambda timeout. An unaccepted claim older than this belongs to a request that has ended.
+ */
+const CLAIM_IN_FLIGHT_MS = 15_000;
+/** How long a replay waits for the first request (still in flight) to finish. */
+const REPLAY_WAIT_MS = 3_000;
+/** The error code of a record whose enqueue failed (the client was answered 503). */
+const ENQUEUE_FAILED = 'enqueue_failed';
+
+/**
+ * The answer to a replayed Idempotency-Key: the first request's message id once that request was accepted.
+ * Undefined when the key is free for this request: released meanwhile, or left by a first request that was
+ * answered 503 and could not release it (e.g. DynamoDB was down) — released here.
+ *
+ * - claim marked accepted (message stored and enqueued) → the first id, without reading the record;
+ * - record failed with `enqueue_failed` → the first request was answered 503: take the key over;
+ * - first request ended (the id is older than {@link CLAIM_IN_FLIGHT_MS}) → its record decides: stored → the
+ *   first id (accepted, only the marking failed); never stored → take the key over;
+ * - first request may still be running → wait for it, at most {@link REPLAY_WAIT_MS}, then 503 (retry).
+ */
+async function replayClaim(
+  deps: IngestDeps,
+  apiKey: ApiKeyConfig,
+  keyHash: string,
+  first: IdempotencyEntry,
+): Promise<Accepted | undefined> {
+  // Real time, not deps.now: ids carry the real clock.
+  const waitUntil = Date.now() + REPLAY_WAIT_MS;
+  const release = async () => {
+    await deps.idempotency.release(apiKey.name, keyHash, first.messageId);
+    deps.logger.warn('released the Idempotency-Key of a request answered 503', {
+      messageId: first.messageId,
+    });
+    return undefined;
+  };
+  let entry: IdempotencyEntry | undefined = first;
+  for (;;) {
+    if (!entry || entry.messageId !== first.messageId) return undefined;
+    if (entry.accepted) return { id: first.messageId, status: 'queued' };
+    const record = await deps.messages.get(first.messageId);
+    if (record?.error?.code === ENQUEUE_FAILED) return release();
+    const madeAt = idTime(first.messageId);
+    if (madeAt !== undefined && Date.now() - madeAt > CLAIM_IN_FLIGHT_MS) {
+      return record ? { id: first.messageId, status: 'queued' } : release();
+    }
+    if (Date.now() >= waitUntil) {
+      throw new ServiceUnavailableError('a request with this Idempotency-Key is still in progress; retry');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    entry = await deps.idempotency.read(apiKey.name, keyHash);
+  }
+}
+
+/** When a message id was made (ULIDs carry it); undefined for ids of another shape. */
+function idTime(messageId: string): number | undefined {
+  if (!MESSAGE_ID.test(messageId)) return undefined;
+  try {
+    return decodeTime(messageId.slice(4));
+  } catch {
+    return undefined;
   }
 }
 
@@ -326,6 +404,26 @@ async function storeRecords(
     }),
   );
   for (const id of unwritten) deps.logger.error('could not store message record', { messageId: id });
+  // "Not written" may still have been written (a request that timed out after DynamoDB applied it): such a
+  // record must not stay `queued` with no queue message behind it. Best effort; a missing record is fine.
+  await Promise.all(
+    records
+      .filter((r) => unwritten.has(r.id))
+      .map((r) =>
+        deps.messages
+          .transition(r.id, {
+            from: [STATUS.queued],
+            to: STATUS.failed,
+            at: r.createdAt,
+            error: {
+              code: 'store_failed',
+              message: 'the record could not be stored; the client was told to retry',
+            },
+            event: { at: r.createdAt, type: 'failed', detail: 'store_failed' },
+          })
+          .catch(() => false),
+      ),
+  );
   return records.map((r) => !unwritten.has(r.id));
 }
 
@@ -388,7 +486,7 @@ async function acceptAll(
             to: STATUS.failed,
             at: createdAt,
             error: {
-              code: 'enqueue_failed',
+              code: ENQUEUE_FAILED,
               message: 'the queue was unavailable; the client was told to retry',
             },
             event: { at: createdAt, type: 'failed', detail: 'enqueue_failed' },

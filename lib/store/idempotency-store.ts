@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DocClient, isConditionFailed } from './client.js';
 import { epochSeconds, isExpired, keys } from './keys.js';
 
@@ -7,6 +7,8 @@ export interface IdempotencyEntry {
   bodyHash: string;
   /** The message id the first request was answered with. */
   messageId: string;
+  /** Set once that message was stored and enqueued, i.e. the first request was (or is being) answered 202. */
+  accepted?: boolean;
 }
 
 export type ClaimResult = { claimed: true } | { claimed: false; existing: IdempotencyEntry };
@@ -17,6 +19,10 @@ export interface IdempotencyStore {
   claim(apiKey: string, keyHash: string, entry: IdempotencyEntry, ttlMs: number): Promise<ClaimResult>;
   /** Forgets a claim whose request then failed (so a retry with the same key can succeed). */
   release(apiKey: string, keyHash: string, messageId: string): Promise<void>;
+  /** Marks the claim of `messageId` accepted: its message is stored and enqueued. */
+  markAccepted(apiKey: string, keyHash: string, messageId: string): Promise<void>;
+  /** The live entry of a key, if any (strongly consistent). */
+  read(apiKey: string, keyHash: string): Promise<IdempotencyEntry | undefined>;
 }
 
 export class DynamoIdempotencyStore implements IdempotencyStore {
@@ -48,16 +54,47 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
     }
-    const out = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    const item = out.Item as (IdempotencyEntry & { expiresAt: number }) | undefined;
+    const existing = await this.read(apiKey, keyHash);
     // Deleted or expired between the two calls: claim again, a bounded number of times.
-    if (!item || isExpired(item, now)) {
+    if (!existing) {
       if (retries > 0) return this.claim(apiKey, keyHash, entry, ttlMs, retries - 1);
       throw new Error('Idempotency-Key entry keeps disappearing between claim and read');
     }
-    return { claimed: false, existing: { bodyHash: item.bodyHash, messageId: item.messageId } };
+    return { claimed: false, existing };
+  }
+
+  async read(apiKey: string, keyHash: string): Promise<IdempotencyEntry | undefined> {
+    const out = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keys.idempotency(apiKey, keyHash),
+        ConsistentRead: true,
+      }),
+    );
+    const item = out.Item as (IdempotencyEntry & { expiresAt: number }) | undefined;
+    if (!item || isExpired(item, this.now())) return undefined;
+    return {
+      bodyHash: item.bodyHash,
+      messageId: item.messageId,
+      ...(item.accepted === true ? { accepted: true } : {}),
+    };
+  }
+
+  async markAccepted(apiKey: string, keyHash: string, messageId: string): Promise<void> {
+    await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.idempotency(apiKey, keyHash),
+          UpdateExpression: 'SET accepted = :yes',
+          ConditionExpression: 'messageId = :id',
+          ExpressionAttributeValues: { ':id': messageId, ':yes': true },
+        }),
+      )
+      .catch((err: unknown) => {
+        // Released or taken over meanwhile: nothing of ours to mark.
+        if (!isConditionFailed(err)) throw err;
+      });
   }
 
   async release(apiKey: string, keyHash: string, messageId: string): Promise<void> {

@@ -34,11 +34,14 @@ export class FakeMessageStore implements MessageStore {
   }
   /** createBatch reports this many leading records as not written (DynamoDB's UnprocessedItems, exhausted). */
   unwrittenInBatch = 0;
+  /** …and stores them all the same (the request timed out after DynamoDB applied it). */
+  unwrittenStoredAnyway = false;
   async createBatch(records: MessageRecord[]): Promise<string[]> {
     this.calls.push(`createBatch:${records.length}`);
     if (this.failCreate) throw new Error('dynamo down');
     const unwritten = records.slice(0, this.unwrittenInBatch);
-    for (const r of records.slice(this.unwrittenInBatch)) this.records.set(r.id, structuredClone(r));
+    const stored = this.unwrittenStoredAnyway ? records : records.slice(this.unwrittenInBatch);
+    for (const r of stored) this.records.set(r.id, structuredClone(r));
     return unwritten.map((r) => r.id);
   }
   async get(id: string) {
@@ -93,8 +96,26 @@ export class FakeIdempotencyStore implements IdempotencyStore {
     this.entries.set(`${apiKey}#${keyHash}`, { ...entry, ttlMs });
     return { claimed: true };
   }
+  async read(apiKey: string, keyHash: string): Promise<IdempotencyEntry | undefined> {
+    this.calls.push('read');
+    const e = this.entries.get(`${apiKey}#${keyHash}`);
+    return e
+      ? { bodyHash: e.bodyHash, messageId: e.messageId, ...(e.accepted ? { accepted: true } : {}) }
+      : undefined;
+  }
+  /** markAccepted throws (DynamoDB unavailable). */
+  failMarkAccepted = false;
+  async markAccepted(apiKey: string, keyHash: string, messageId: string) {
+    this.calls.push('markAccepted');
+    if (this.failMarkAccepted) throw new Error('dynamo down');
+    const e = this.entries.get(`${apiKey}#${keyHash}`);
+    if (e?.messageId === messageId) e.accepted = true;
+  }
+  /** release throws (DynamoDB unavailable). */
+  failRelease = false;
   async release(apiKey: string, keyHash: string, messageId: string) {
     this.calls.push('release');
+    if (this.failRelease) throw new Error('dynamo down');
     if (this.entries.get(`${apiKey}#${keyHash}`)?.messageId === messageId)
       this.entries.delete(`${apiKey}#${keyHash}`);
   }

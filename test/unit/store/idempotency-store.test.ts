@@ -72,4 +72,21 @@ describe('DynamoIdempotencyStore (dynalite)', () => {
     expect(afterForeign.claimed).toBe(false);
     expect(afterOwn).toEqual({ claimed: true });
   });
+  it('marks only its own claim accepted, and a marked claim is read back accepted', async () => {
+    const keyHash = uniqueId('key');
+    await store.claim('ci', keyHash, { bodyHash: 'a', messageId: 'msg_1' }, DAY);
+
+    await store.markAccepted('ci', keyHash, 'msg_other');
+    const before = await store.read('ci', keyHash);
+    await store.markAccepted('ci', keyHash, 'msg_1');
+    const after = await store.claim('ci', keyHash, { bodyHash: 'a', messageId: 'msg_2' }, DAY);
+    await store.markAccepted('ci', uniqueId('missing'), 'msg_1');
+
+    expect(before).toEqual({ bodyHash: 'a', messageId: 'msg_1' });
+    expect(after).toEqual({
+      claimed: false,
+      existing: { bodyHash: 'a', messageId: 'msg_1', accepted: true },
+    });
+    expect(await store.read('ci', uniqueId('missing'))).toBeUndefined();
+  });
 });
