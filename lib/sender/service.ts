@@ -54,7 +54,16 @@ type Outcome = 'ack' | 'retry';
 interface Sent {
   record: QueuedMessage;
   response: SendResponse;
+  /** The SQS record it came in: retried as it is if recording `sent` fails. */
+  incoming: IncomingRecord;
 }
+
+/**
+ * A delivered message whose `sent` status could not be written comes back after at least this long (or the retry
+ * cap, if lower): soon enough for the status to catch up after a short DynamoDB outage, not so soon that a longer
+ * one uses up its receives and sends an already delivered message to the DLQ.
+ */
+const UNRECORDED_MIN_DELAY_SECONDS = 30;
 
 /** WeCom's duplicate check looks back at most 4 hours (duplicate_check_interval ≤ 14400 s). */
 const MAX_DUPLICATE_INTERVAL_SECONDS = 14_400;
@@ -95,17 +104,23 @@ export async function processBatch(
     // Not recorded → let SQS redeliver: the redelivery reads the record, resends with WeCom's duplicate check on,
     // and WeCom drops the repeat. Nothing is lost and nothing is shown twice. The redelivery comes after the retry
     // backoff, not after the lane's whole visibility timeout, so the status catches up soon after DynamoDB does.
-    const retries = unwritten.flatMap((id) => records.filter((x) => parse(x.body)?.id === id));
+    const notRecorded = new Set(unwritten);
+    const retry = deps.retry ?? DEFAULT_RETRY;
     await Promise.all(
-      retries.map((r) => {
-        failures.push(r.sqsMessageId);
-        const delay = fullJitterSeconds(r.receiveCount, deps.retry ?? DEFAULT_RETRY, deps.random);
-        return deps.queue
-          .retryAfter(r.lane, r.receiptHandle, delay)
-          .catch((e: unknown) =>
-            deps.logger.warn('could not set the retry delay; the queue default applies', { err: e }),
+      firstDeliveries
+        .filter((sent) => notRecorded.has(sent.record.id))
+        .map(({ incoming: r }) => {
+          failures.push(r.sqsMessageId);
+          const delay = Math.max(
+            fullJitterSeconds(r.receiveCount, retry, deps.random),
+            Math.min(UNRECORDED_MIN_DELAY_SECONDS, retry.capSeconds),
           );
-      }),
+          return deps.queue
+            .retryAfter(r.lane, r.receiptHandle, delay)
+            .catch((e: unknown) =>
+              deps.logger.warn('could not set the retry delay; the queue default applies', { err: e }),
+            );
+        }),
     );
   }
   return { failures };
@@ -211,7 +226,7 @@ async function processRecord(
   }
   deps.metrics.count('Sent');
   if (r.receiveCount === 1 && msg.generation === 0) {
-    firstDeliveries.push({ record: msg, response });
+    firstDeliveries.push({ record: msg, response, incoming: r });
   } else {
     const at = new Date(nowOf(deps)).toISOString();
     try {

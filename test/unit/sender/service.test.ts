@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { STATUS } from '#lib/model/index.js';
-import { processBatch } from '#lib/sender/index.js';
+import { DEFAULT_RETRY, processBatch } from '#lib/sender/index.js';
 import { WecomApiError, WecomTransportError } from '#lib/wecom/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
 import { queued, senderHarness, textRequest } from '#test/helpers/unit-sender.js';
@@ -50,12 +50,13 @@ describe('processBatch', () => {
     await h.store.create(m.record);
     h.store.failPutSent = true;
 
-    const first = await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    const incoming = m.sqs(m.body(), 1);
+    const first = await processBatch(h.deps, [incoming]);
 
-    // Left for SQS to redeliver, after the retry backoff rather than the lane's whole visibility timeout.
-    expect(first.failures).toHaveLength(1);
-    expect(h.lanes.visibility).toHaveLength(1);
-    expect(h.lanes.visibility[0]?.seconds).toBeLessThanOrEqual(h.deps.retry?.capSeconds ?? 900);
+    // Left for SQS to redeliver after the retry delay (the harness caps it at 1 s; 30 s by default) rather than
+    // the lane's whole visibility timeout.
+    expect(first.failures).toEqual([incoming.sqsMessageId]);
+    expect(h.lanes.visibility).toEqual([{ receiptHandle: incoming.receiptHandle, seconds: 1 }]);
     expect(h.store.records.get('msg_unrecorded')?.status).toBe(STATUS.queued);
 
     h.store.failPutSent = false;
@@ -65,6 +66,20 @@ describe('processBatch', () => {
     expect(h.store.records.get('msg_unrecorded')?.status).toBe(STATUS.sent);
     expect(h.wecom.sends).toHaveLength(2);
     expect(h.wecom.sends[1]).toMatchObject({ enable_duplicate_check: 1 });
+  });
+
+  it('waits at least 30 s (default policy) before redelivering a message it could not record sent', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    h.deps.retry = DEFAULT_RETRY;
+    h.deps.random = () => 0;
+    const m = queued('msg_floor', START);
+    await h.store.create(m.record);
+    h.store.failPutSent = true;
+
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+
+    expect(h.lanes.visibility.map((v) => v.seconds)).toEqual([30]);
   });
 
   it('resends with duplicate check when a deferred copy was sent but recording it failed', async () => {
