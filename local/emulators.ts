@@ -60,11 +60,13 @@ async function startDynalite(port: number): Promise<DynamoEmulator> {
   // depends on that window and it would slow down every test that provisions a table.
   const server: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const address = await listen(server, port);
+  const restarts = restartGuard();
   return {
     endpoint: `http://${LOOPBACK}:${address.port}`,
     engine: 'dynalite',
-    restart: (downMs) => relisten(server, address.port, downMs),
-    stop: () => closeServer(server),
+    restart: (downMs) => restarts.run(() => relisten(server, address.port, downMs, restarts.stopped)),
+    // Not listening when stopped during a restart's down time: nothing to close (its data lives in memory).
+    stop: () => restarts.stop(() => (server.listening ? closeServer(server) : Promise.resolve())),
   };
 }
 
@@ -80,20 +82,22 @@ async function startDynamoDbLocal(requestedPort?: number, dataDir?: string): Pro
     const port = requestedPort || (await freePort());
     try {
       let jvm = await spawnDynamoDbLocalOn(port, dataDir);
+      const restarts = restartGuard();
       return {
         endpoint: jvm.endpoint,
         engine: 'dynamodb-local',
         get pid() {
           return jvm.pid;
         },
-        restart: async (downMs) => {
-          if (!dataDir)
-            throw new Error('DynamoDB Local keeps its data in memory: start it with dataDir to restart');
-          await jvm.stop();
-          await sleep(downMs);
-          jvm = await spawnDynamoDbLocalOn(port, dataDir);
-        },
-        stop: () => jvm.stop(),
+        restart: (downMs) =>
+          restarts.run(async () => {
+            if (!dataDir)
+              throw new Error('DynamoDB Local keeps its data in memory: start it with dataDir to restart');
+            await jvm.stop();
+            await sleep(downMs);
+            if (!restarts.stopped()) jvm = await spawnDynamoDbLocalOn(port, dataDir);
+          }),
+        stop: () => restarts.stop(() => jvm.stop()),
       };
     } catch (err) {
       lastError = err;
@@ -164,12 +168,13 @@ export async function startSqs(opts: { port?: number } = {}): Promise<SqsEmulato
   const app = buildApp({ logger: false });
   await app.listen({ port: opts.port ?? 0, host: LOOPBACK });
   const { port } = app.server.address() as AddressInfo;
+  const restarts = restartGuard();
   return {
     endpoint: `http://${LOOPBACK}:${port}`,
     // Queues and messages live in the app, so closing and reopening its listener keeps them.
-    restart: (downMs) => relisten(app.server, port, downMs),
+    restart: (downMs) => restarts.run(() => relisten(app.server, port, downMs, restarts.stopped)),
     // buildApp sets forceCloseConnections, so open keep-alive sockets do not delay close().
-    stop: () => app.close(),
+    stop: () => restarts.stop(() => app.close()),
   };
 }
 
@@ -183,14 +188,37 @@ async function listen(server: Server, port: number): Promise<AddressInfo> {
  * Closes the listener and every open connection, waits `downMs`, and listens on the same port again. Calls
  * http.Server's own close: dynalite replaces `server.close` with one that also closes its database.
  */
-async function relisten(server: Server, port: number, downMs: number): Promise<void> {
+async function relisten(server: Server, port: number, downMs: number, stopped: () => boolean): Promise<void> {
   const closed = new Promise<void>((resolve, reject) =>
     HttpServer.prototype.close.call(server, (err?: Error) => (err ? reject(err) : resolve())),
   );
   server.closeAllConnections();
   await closed;
   await sleep(downMs);
-  await listen(server, port);
+  if (!stopped()) await listen(server, port);
+}
+
+/**
+ * One restart at a time, and none after stop: `stop` waits for a restart under way (which then does not bring
+ * the emulator back), so stopping a stack mid-restart leaves no listener or JVM behind.
+ */
+function restartGuard() {
+  let current: Promise<void> = Promise.resolve();
+  let stopped = false;
+  return {
+    stopped: () => stopped,
+    run(restart: () => Promise<void>): Promise<void> {
+      if (stopped) return Promise.reject(new Error('the emulator was stopped'));
+      const next = current.then(restart);
+      current = next.catch(() => undefined);
+      return next;
+    },
+    async stop(close: () => Promise<void>): Promise<void> {
+      stopped = true;
+      await current;
+      await close();
+    },
+  };
 }
 
 async function closeServer(server: Server): Promise<void> {

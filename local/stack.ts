@@ -82,6 +82,7 @@ export interface LocalStack {
   /**
    * Fault injection: the emulator goes down (listener closed, connections reset), stays down for `downMs` and
    * comes back on the same endpoint with its data — an AWS endpoint restarting under the running gateway.
+   * DynamoDB Local is down longer: its JVM has to exit and start again (~5 s more).
    */
   restartEmulator(which: 'dynamodb' | 'sqs', downMs: number): Promise<void>;
   stop(): Promise<void>;

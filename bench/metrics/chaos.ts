@@ -62,6 +62,7 @@ export const chaos: Metric = {
         wecom: { headersTimeoutMs: 1_000, bodyTimeoutMs: 1_000 },
       },
     });
+    let pendingRestarts: Promise<void> = Promise.resolve();
     try {
       const sim = gw.stack.simulator;
       if (!sim) throw new Error('no simulator');
@@ -76,6 +77,7 @@ export const chaos: Metric = {
       // While the single POSTs run, SQS and then DynamoDB restart under the gateway (down for a second each,
       // back with their data), on top of the WeCom faults.
       const restarts: string[] = [];
+      let restartError: unknown;
       const restarting = (async () => {
         for (const which of RESTARTS) {
           await sleep(RESTART_GAP_MS);
@@ -84,7 +86,11 @@ export const chaos: Metric = {
           restarts.push(`${which} down at ${round(at / 1000, 1)} s for ${RESTART_DOWN_MS} ms`);
           ctx.log(`restarted ${which} (down ${RESTART_DOWN_MS} ms)`);
         }
-      })();
+      })().catch((err: unknown) => {
+        restartError = err;
+      });
+      // Whatever happens below, the stack is stopped only after the restarts ended (see finally).
+      pendingRestarts = restarting;
       await mapLimit(
         Array.from({ length: SINGLES }, (_, i) => i),
         6,
@@ -103,6 +109,7 @@ export const chaos: Metric = {
         },
       );
       await restarting;
+      if (restartError) throw new Error('an emulator restart failed', { cause: restartError });
       for (let b = 0; b < BATCHES; b++) {
         const items = Array.from({ length: BATCH_SIZE }, (_, j) => ({
           content: `chaos ${ctx.runId} b${b}.${j}`,
@@ -265,6 +272,7 @@ export const chaos: Metric = {
       };
     } finally {
       await sleep(0);
+      await pendingRestarts;
       await gw.stop();
     }
   },

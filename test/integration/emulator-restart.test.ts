@@ -1,6 +1,6 @@
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
+import { type JsonBody, startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
 import { queueDepth } from '#test/helpers/sender.js';
 
 const TERMINAL = ['sent', 'failed', 'dead'];
@@ -11,6 +11,7 @@ interface Posted {
   member: string;
   status: number;
   id?: string;
+  key?: string;
 }
 
 /**
@@ -27,7 +28,7 @@ describe('emulator restarts under load', () => {
   });
 
   it('loses no accepted message and delivers none twice when SQS and then DynamoDB restart mid-run', {
-    timeout: 180_000,
+    timeout: 240_000,
   }, async () => {
     gw = await startTestGateway({
       restartableEmulators: true,
@@ -46,18 +47,38 @@ describe('emulator restarts under load', () => {
     }
     const api = gw;
     const posted: Posted[] = [];
+    let stopLoad = false;
     const post = async (i: number) => {
       const content = `restart ${i}`;
       const member = `m${i % 25}`;
+      // Every fourth client makes its POST retry-safe with an Idempotency-Key.
+      const key = i % 4 === 0 ? `restart-key-${i}` : undefined;
       const res = await api
-        .post('/v1/messages', text(content, member))
+        .post('/v1/messages', text(content, member), key ? { 'idempotency-key': key } : {})
         .catch(() => ({ status: 0, body: {} }));
-      posted.push({ content, member, status: res.status, ...(res.body?.id ? { id: res.body.id } : {}) });
+      posted.push({
+        content,
+        member,
+        status: res.status,
+        ...(res.body?.id ? { id: res.body.id } : {}),
+        ...(key ? { key } : {}),
+      });
     };
+    // Status queries run alongside: during an outage they answer 503, never another 5xx.
+    const getStatuses = new Map<number, number>();
+    const reader = (async () => {
+      while (!stopLoad) {
+        const last = posted.findLast((p) => p.id);
+        if (last) {
+          const res = await api.get(`/v1/messages/${last.id}`).catch(() => ({ status: 0 }));
+          getStatuses.set(res.status, (getStatuses.get(res.status) ?? 0) + 1);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
 
     // Clients post two messages every 50 ms for the whole run (without waiting for answers) ...
     const inFlight: Promise<void>[] = [];
-    let stopLoad = false;
     const load = (async () => {
       for (let i = 0; !stopLoad && i < 2_000; i += 2) {
         inFlight.push(post(i), post(i + 1));
@@ -71,8 +92,9 @@ describe('emulator restarts under load', () => {
     await gw.stack.restartEmulator('dynamodb', 1_500);
     await new Promise((r) => setTimeout(r, 1_500));
     stopLoad = true;
-    await load;
+    await Promise.all([load, reader]);
     await Promise.all(inFlight);
+    expect([...getStatuses.keys()].filter((st) => st !== 200 && st !== 503)).toEqual([]);
 
     const statuses = new Map<number, number>();
     for (const p of posted) statuses.set(p.status, (statuses.get(p.status) ?? 0) + 1);
@@ -87,6 +109,20 @@ describe('emulator restarts under load', () => {
     // the emulator takes to come back: dynalite at once, DynamoDB Local's JVM in ~5 s).
     expect(statuses.get(503) ?? 0, summary).toBeGreaterThan(0);
     expect(accepted.length, summary).toBeGreaterThanOrEqual(50);
+    // A replay of an accepted keyed POST answers its first id and adds no message. Like a real client it retries
+    // a 503 (the first request may have been cut off before it could mark its key accepted: the replay then waits
+    // until that request has certainly ended, ~15 s).
+    for (const p of accepted.filter((x) => x.key)) {
+      let replay = { status: 0, body: undefined as JsonBody };
+      for (let attempt = 0; attempt < 25; attempt++) {
+        replay = await api.post('/v1/messages', text(p.content, p.member), {
+          'idempotency-key': p.key as string,
+        });
+        if (replay.status !== 503) break;
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+      expect({ status: replay.status, id: replay.body?.id }, p.content).toEqual({ status: 202, id: p.id });
+    }
 
     // Every accepted message reaches a terminal status ...
     const sim = gw.stack.simulator;

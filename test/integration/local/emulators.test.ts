@@ -80,6 +80,29 @@ describe('emulator restart (fault injection)', () => {
     }
   });
 
+  it('does not come back when stopped during a restart', async () => {
+    const dynamo = await startDynamo();
+    const sqs = await startSqs();
+    const dynamoClient = localDynamoClient(dynamo.endpoint, { maxAttempts: 1 });
+    const sqsClient = localSqsClient(sqs.endpoint, { maxAttempts: 1 });
+    try {
+      const restarts = [dynamo.restart(300), sqs.restart(300)].map((r) => r.catch(() => undefined));
+      await new Promise((r) => setTimeout(r, 50));
+      await Promise.all([dynamo.stop(), sqs.stop()]);
+      await Promise.all(restarts);
+      await new Promise((r) => setTimeout(r, 100));
+
+      await expect(dynamoClient.send(new ListTablesCommand({}))).rejects.toThrow(/ECONNREFUSED/);
+      await expect(sqsClient.send(new CreateQueueCommand({ QueueName: 'after-stop' }))).rejects.toThrow(
+        /ECONNREFUSED/,
+      );
+      await expect(dynamo.restart(10)).rejects.toThrow('stopped');
+    } finally {
+      dynamoClient.destroy();
+      sqsClient.destroy();
+    }
+  });
+
   it('takes fauxqs down and brings it back with its queued messages', async () => {
     const sqs = await startSqs();
     const client = localSqsClient(sqs.endpoint, { maxAttempts: 1 });
