@@ -161,8 +161,9 @@ const ENQUEUE_FAILED = 'enqueue_failed';
  *
  * - claim marked accepted (message stored and enqueued) → the first id, without reading the record;
  * - record failed with `enqueue_failed` → the first request was answered 503: take the key over;
- * - first request ended (the id is older than {@link CLAIM_IN_FLIGHT_MS}) → its record decides: stored → the
- *   first id (accepted, only the marking failed); never stored → take the key over;
+ * - first request ended (the id is older than {@link CLAIM_IN_FLIGHT_MS}) → its record decides: the sender has
+ *   worked on it (any status but `queued`) → it was queued: the first id; never stored, or still `queued` → most
+ *   likely a write applied while its answer was lost, then a 503: take the key over (the stray record is failed);
  * - first request may still be running → wait for it, at most {@link REPLAY_WAIT_MS}, then 503 (retry).
  */
 async function replayClaim(
@@ -188,7 +189,21 @@ async function replayClaim(
     if (record?.error?.code === ENQUEUE_FAILED) return release();
     const madeAt = idTime(first.messageId);
     if (madeAt !== undefined && Date.now() - madeAt > CLAIM_IN_FLIGHT_MS) {
-      return record ? { id: first.messageId, status: 'queued' } : release();
+      if (record && record.status !== STATUS.queued) return { id: first.messageId, status: 'queued' };
+      if (record) {
+        const at = new Date(Date.now()).toISOString();
+        await deps.messages.transition(first.messageId, {
+          from: [STATUS.queued],
+          to: STATUS.failed,
+          at,
+          error: {
+            code: 'superseded',
+            message: 'not accepted (answered 503); a retry with its Idempotency-Key replaced it',
+          },
+          event: { at, type: 'failed', detail: 'superseded' },
+        });
+      }
+      return release();
     }
     if (Date.now() >= waitUntil) {
       throw new ServiceUnavailableError('a request with this Idempotency-Key is still in progress; retry');

@@ -10,6 +10,7 @@ import { SqsMessageQueue } from '#lib/queue/index.js';
 import { WecomApiError } from '#lib/wecom/index.js';
 import { fakeConfig, fakeIngest } from '#test/helpers/ingest-fakes.js';
 import { messageBody } from '#test/helpers/messages-factories.js';
+import { messageRecord } from '#test/helpers/unit-dynamo.js';
 
 const apiKey = fakeConfig().apiKeys[0] as ApiKeyConfig;
 
@@ -148,16 +149,41 @@ describe('submitMessage', () => {
       expect(f.queue.sent).toHaveLength(1);
     });
 
-    it('replays the first id when its request ended stored but could not mark the key accepted', async () => {
+    it('replays the first id when its request ended unmarked but the sender has worked on its message', async () => {
       const f = fakeIngest();
       f.deps.newId = oldId;
       f.idempotency.failMarkAccepted = true;
       const first = await submitMessage(f.deps, apiKey, messageBody('text'), 'key-1');
       f.idempotency.failMarkAccepted = false;
       delete f.deps.newId;
+      const record = f.messages.records.get(first.id);
+      if (record) record.status = STATUS.sent;
 
       expect(await submitMessage(f.deps, apiKey, messageBody('text'), 'key-1')).toEqual(first);
       expect(f.queue.sent).toHaveLength(1);
+    });
+
+    it('takes over an ended, unmarked claim whose record is still queued (a write applied, its answer lost)', async () => {
+      const f = fakeIngest();
+      f.deps.newId = oldId;
+      f.messages.failCreate = true;
+      f.idempotency.failRelease = true;
+      await httpError(submitMessage(f.deps, apiKey, messageBody('text'), 'key-1'));
+      // The write had been applied after all: the record exists, never queued.
+      const stray = messageRecord({ id: [...f.idempotency.entries.values()][0]?.messageId as string });
+      f.messages.records.set(stray.id, stray);
+      f.messages.failCreate = false;
+      f.idempotency.failRelease = false;
+      delete f.deps.newId;
+
+      const retry = await submitMessage(f.deps, apiKey, messageBody('text'), 'key-1');
+
+      expect(retry.id).not.toBe(stray.id);
+      expect(f.queue.sent.map((x) => x.message.id)).toEqual([retry.id]);
+      expect(f.messages.records.get(stray.id)).toMatchObject({
+        status: STATUS.failed,
+        error: { code: 'superseded' },
+      });
     });
 
     it('still answers 202 when the key cannot be marked accepted (the message is queued)', async () => {
