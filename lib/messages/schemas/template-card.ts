@@ -57,6 +57,20 @@ const requiredForType = <TItem extends { type?: number }>(
     }
   });
 
+/** Where a card part links to: type 1 opens `url`, type 2 a mini program (`appid`, optional `pagepath`). */
+const linkEntries = {
+  url: v.optional(v.string()),
+  appid: v.optional(v.string()),
+  pagepath: v.optional(v.string()),
+};
+
+/** A card part that may link (type 0 none, 1 url, 2 mini program) with its own fields; the link target is checked. */
+const optionalLink = <TEntries extends v.ObjectEntries>(entries: TEntries) =>
+  v.pipe(
+    v.strictObject({ type: v.optional(oneOf([0, 1, 2])), ...linkEntries, ...entries }),
+    requiredForType({ 1: ['url'], 2: ['appid'] }),
+  );
+
 /** "不可重复": reports the second and later uses of a key/id within one list. */
 const uniqueBy = <TItem extends object>(field: keyof TItem & string, listName: string) =>
   v.rawCheck<TItem[]>(({ dataset, addIssue }) => {
@@ -105,17 +119,7 @@ const MainTitleWithTitleSchema = v.strictObject({
 });
 
 /** quote_area.type: 0 none, 1 url (url required), 2 mini program (appid required). */
-const QuoteAreaSchema = v.pipe(
-  v.strictObject({
-    type: v.optional(oneOf([0, 1, 2])),
-    url: v.optional(v.string()),
-    appid: v.optional(v.string()),
-    pagepath: v.optional(v.string()),
-    title: v.optional(v.string()),
-    quote_text: v.optional(v.string()),
-  }),
-  requiredForType({ 1: ['url'], 2: ['appid'] }),
-);
+const QuoteAreaSchema = optionalLink({ title: v.optional(v.string()), quote_text: v.optional(v.string()) });
 
 const EmphasisContentSchema = v.strictObject({
   title: v.optional(v.string()),
@@ -142,52 +146,25 @@ const HorizontalContentListSchema = v.pipe(
 
 /** jump_list.type: 0 plain, 1 url, 2 mini program. ≤3 items. */
 const JumpListSchema = v.pipe(
-  v.array(
-    v.pipe(
-      v.strictObject({
-        type: v.optional(oneOf([0, 1, 2])),
-        title: requiredString(),
-        url: v.optional(v.string()),
-        appid: v.optional(v.string()),
-        pagepath: v.optional(v.string()),
-      }),
-      requiredForType({ 1: ['url'], 2: ['appid'] }),
-    ),
-  ),
+  v.array(optionalLink({ title: requiredString() })),
   maxItems(T.maxJumps, 'items'),
 );
 
-const cardActionEntries = {
-  url: v.optional(v.string()),
-  appid: v.optional(v.string()),
-  pagepath: v.optional(v.string()),
-};
-
 /** Notice cards must be clickable: card_action is required and its type is 1 (url) or 2 (mini program). */
 const NoticeCardActionSchema = v.pipe(
-  v.strictObject({ type: oneOf([1, 2]), ...cardActionEntries }),
+  v.strictObject({ type: oneOf([1, 2]), ...linkEntries }),
   requiredForType({ 1: ['url'], 2: ['appid'] }),
 );
 
 /** Interaction cards: card_action is optional and type 0 means "not a link". */
-const InteractionCardActionSchema = v.pipe(
-  v.strictObject({ type: v.optional(oneOf([0, 1, 2])), ...cardActionEntries }),
-  requiredForType({ 1: ['url'], 2: ['appid'] }),
-);
+const InteractionCardActionSchema = optionalLink({});
 
 /** image_text_area.type: 0 none, 1 url, 2 mini program; image_url is required. */
-const ImageTextAreaSchema = v.pipe(
-  v.strictObject({
-    type: v.optional(oneOf([0, 1, 2])),
-    url: v.optional(v.string()),
-    appid: v.optional(v.string()),
-    pagepath: v.optional(v.string()),
-    title: v.optional(v.string()),
-    desc: v.optional(v.string()),
-    image_url: requiredString(),
-  }),
-  requiredForType({ 1: ['url'], 2: ['appid'] }),
-);
+const ImageTextAreaSchema = optionalLink({
+  title: v.optional(v.string()),
+  desc: v.optional(v.string()),
+  image_url: requiredString(),
+});
 
 /** card_image.aspect_ratio: "宽高比要小于2.25,大于1.3,不填该参数默认1.3". */
 const CardImageSchema = v.strictObject({
