@@ -49,18 +49,36 @@ async function once(i: number): Promise<Outcome> {
   }
 }
 
+/** What both modes count per answered request: statuses, transport errors, 2xx latencies, optional records. */
+function tally() {
+  const t = {
+    latencies: [] as number[],
+    statuses: {} as Record<string, number>,
+    records: [] as RequestRecord[],
+    ok: 0,
+    errors: 0,
+    add(out: Outcome, at: { i: number; sentAt: number; scheduledAt?: number }) {
+      t.statuses[out.status] = (t.statuses[out.status] ?? 0) + 1;
+      if (out.status === 0) t.errors++;
+      else if (out.status < 300) {
+        t.ok++;
+        t.latencies.push(out.latencyMs);
+      }
+      if (spec.record)
+        t.records.push({ ...at, status: out.status, latencyMs: out.latencyMs, ...bodyOf(out) });
+    },
+  };
+  return t;
+}
+
 async function closed(): Promise<LoadResult> {
   const start = performance.now();
   const warmEnd = start + (spec.warmupMs ?? 0);
   const end = warmEnd + spec.durationMs;
   const maxRequests = spec.maxRequests ?? Number.POSITIVE_INFINITY;
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  const records: RequestRecord[] = [];
+  const t = tally();
   let issued = 0;
   let recorded = 0;
-  let ok = 0;
-  let errors = 0;
   const client = async () => {
     while (performance.now() < end && issued < maxRequests) {
       const i = issued++;
@@ -69,14 +87,7 @@ async function closed(): Promise<LoadResult> {
       const out = await once(i);
       if (startedAt < warmEnd) continue;
       recorded++;
-      statuses[out.status] = (statuses[out.status] ?? 0) + 1;
-      if (out.status === 0) errors++;
-      else if (out.status < 300) {
-        ok++;
-        latencies.push(out.latencyMs);
-      }
-      if (spec.record)
-        records.push({ i, sentAt, status: out.status, latencyMs: out.latencyMs, ...bodyOf(out) });
+      t.add(out, { i, sentAt });
     }
   };
   await Promise.all(Array.from({ length: spec.concurrency ?? 1 }, client));
@@ -85,11 +96,11 @@ async function closed(): Promise<LoadResult> {
     requests: recorded,
     issued,
     elapsedMs,
-    throughput: (ok / elapsedMs) * 1000,
-    statuses,
-    errors,
-    latencies,
-    ...(spec.record ? { records } : {}),
+    throughput: (t.ok / elapsedMs) * 1000,
+    statuses: t.statuses,
+    errors: t.errors,
+    latencies: t.latencies,
+    ...(spec.record ? { records: t.records } : {}),
   };
 }
 
@@ -101,12 +112,8 @@ async function open(): Promise<LoadResult> {
     Math.floor((rate * spec.durationMs) / 1000),
   );
   const t0 = Date.now();
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  const records: RequestRecord[] = [];
+  const t = tally();
   const pending = new Set<Promise<void>>();
-  let ok = 0;
-  let errors = 0;
   let skipped = 0;
   let maxLagMs = 0;
   for (let i = 0; i < maxRequests; i++) {
@@ -119,23 +126,7 @@ async function open(): Promise<LoadResult> {
     }
     const sentAt = Date.now();
     maxLagMs = Math.max(maxLagMs, sentAt - scheduledAt);
-    const p = once(i).then((out) => {
-      statuses[out.status] = (statuses[out.status] ?? 0) + 1;
-      if (out.status === 0) errors++;
-      else if (out.status < 300) {
-        ok++;
-        latencies.push(out.latencyMs);
-      }
-      if (spec.record)
-        records.push({
-          i,
-          sentAt,
-          scheduledAt,
-          status: out.status,
-          latencyMs: out.latencyMs,
-          ...bodyOf(out),
-        });
-    });
+    const p = once(i).then((out) => t.add(out, { i, sentAt, scheduledAt }));
     pending.add(p);
     void p.finally(() => pending.delete(p));
   }
@@ -145,13 +136,13 @@ async function open(): Promise<LoadResult> {
     requests: maxRequests - skipped,
     issued: maxRequests - skipped,
     elapsedMs,
-    throughput: (ok / elapsedMs) * 1000,
-    statuses,
-    errors,
-    latencies,
+    throughput: (t.ok / elapsedMs) * 1000,
+    statuses: t.statuses,
+    errors: t.errors,
+    latencies: t.latencies,
     maxLagMs,
     skipped,
-    ...(spec.record ? { records } : {}),
+    ...(spec.record ? { records: t.records } : {}),
   };
 }
 
