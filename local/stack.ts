@@ -13,7 +13,7 @@ import type {
 import { wrapIngestHandler } from '#functions/ingest/app.js';
 import { wrapSenderHandler } from '#functions/sender/app.js';
 import { type GatewayConfig, type GatewayEnv, loadConfig } from '#lib/config/index.js';
-import { DEFAULT_SENDER_CONCURRENCY, FUNCTIONS, senderEventSources } from '#lib/resources/index.js';
+import { DEFAULT_SENDER_CONCURRENCY, FUNCTIONS, ROUTES, senderEventSources } from '#lib/resources/index.js';
 import {
   type Closable,
   createIngestDeps,
@@ -182,13 +182,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       functionTimeoutSeconds: FUNCTIONS.ingest.timeoutSeconds,
       functionMemoryMb: FUNCTIONS.ingest.memoryMb,
       region: LOCAL_REGION,
-      routes: [
-        { method: 'POST', path: '/v1/messages', handler: ingestFn, functionName: 'ingest' },
-        { method: 'POST', path: '/v1/messages/batch', handler: ingestFn, functionName: 'ingest' },
-        { method: 'GET', path: '/v1/messages/{id}', handler: ingestFn, functionName: 'ingest' },
-        { method: 'POST', path: '/v1/messages/{id}/recall', handler: ingestFn, functionName: 'ingest' },
-        { method: 'GET', path: '/v1/health', handler: ingestFn, functionName: 'ingest' },
-      ],
+      routes: ROUTES.map((route) => ({
+        method: route.method,
+        path: route.path,
+        handler: { ingest: ingestFn }[route.functionId],
+        functionName: route.functionId,
+      })),
     });
     cleanups.push(() => api.close());
 

@@ -1,55 +1,78 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { ApiKeyConfig } from '#lib/config/index.js';
-import { json, NotFoundError } from '#lib/http/index.js';
+import { type HttpResponse, json, NotFoundError } from '#lib/http/index.js';
 import {
   createAuthenticator,
   getMessage,
   type IngestDeps,
   recallMessage,
+  requireScope,
   submitBatch,
   submitMessage,
 } from '#lib/ingest/index.js';
+import { type Route, routeOf } from '#lib/resources/index.js';
 import { bearerAuth, flushMetrics, type HttpEvent, httpErrors, jsonBody } from '../shared/middleware.js';
 
 /** API Gateway's own limit is 10 MB; the gateway's is 1 MB (a WeCom message is far smaller). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export const HEALTH_ROUTE = 'GET /v1/health';
-
 /** The event after the middleware chain: `principal` is the authenticated API key. */
 export type IngestEvent = HttpEvent & { principal?: ApiKeyConfig };
 
+type IngestRoute = Extract<Route, { functionId: 'ingest' }>;
+type Operation<R extends IngestRoute> = (
+  deps: IngestDeps,
+  event: IngestEvent,
+  apiKey: R['auth'] extends 'none' ? undefined : ApiKeyConfig,
+) => Promise<HttpResponse>;
+
+/** One lib/ call per route of lib/resources `ROUTES` served by ingest (the type demands one for each). */
+const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
+  submitMessage: async (deps, event, apiKey) =>
+    json(202, await submitMessage(deps, apiKey, event.parsedBody, event.headers['idempotency-key'])),
+  submitBatch: async (deps, event, apiKey) =>
+    json(207, {
+      results: await submitBatch(deps, apiKey, event.parsedBody, event.headers['idempotency-key']),
+    }),
+  getMessage: async (deps, event, apiKey) =>
+    json(200, await getMessage(deps, apiKey, event.pathParameters?.id ?? '')),
+  recallMessage: async (deps, event, apiKey) =>
+    json(200, await recallMessage(deps, apiKey, event.pathParameters?.id ?? '')),
+  health: async () => json(200, { status: 'ok' }),
+};
+
+const isPublic = (event: HttpEvent): boolean => routeOf(event.routeKey)?.auth === 'none';
+
 /**
  * The bare handler: routes the HTTP API event to one lib/ call and maps the result. It authenticates by itself
- * when no middleware did (tests call it bare), so it is never open.
+ * when no middleware did (tests call it bare), so it is never open. The route's scope is checked here, after the
+ * body was parsed and before any domain code runs.
  */
-export const createIngestHandler = (deps: IngestDeps) => {
-  const authenticate = createAuthenticator(deps.config.apiKeys);
+export const createIngestHandler = (
+  deps: IngestDeps,
+  authenticate = createAuthenticator(deps.config.apiKeys),
+) => {
   return async (event: IngestEvent): Promise<APIGatewayProxyResultV2> => {
-    if (event.routeKey === HEALTH_ROUTE) return json(200, { status: 'ok' });
-    const apiKey = event.principal ?? authenticate(event.headers.authorization);
-    const id = event.pathParameters?.id ?? '';
-    const idempotencyKey = event.headers['idempotency-key'];
-    switch (event.routeKey) {
-      case 'POST /v1/messages':
-        return json(202, await submitMessage(deps, apiKey, event.parsedBody, idempotencyKey));
-      case 'POST /v1/messages/batch':
-        return json(207, { results: await submitBatch(deps, apiKey, event.parsedBody, idempotencyKey) });
-      case 'GET /v1/messages/{id}':
-        return json(200, await getMessage(deps, apiKey, id));
-      case 'POST /v1/messages/{id}/recall':
-        return json(200, await recallMessage(deps, apiKey, id));
-      default:
-        throw new NotFoundError(`no route ${event.routeKey}`);
+    const route = routeOf(event.routeKey);
+    if (route?.functionId === 'ingest' && route.auth === 'none') {
+      return (OPERATIONS[route.id] as Operation<typeof route>)(deps, event, undefined);
     }
+    const apiKey = event.principal ?? authenticate(event.headers.authorization);
+    if (route?.functionId !== 'ingest' || route.auth === 'none') {
+      throw new NotFoundError(`no route ${event.routeKey}`);
+    }
+    requireScope(apiKey, route.auth.scope);
+    return (OPERATIONS[route.id] as Operation<typeof route>)(deps, event, apiKey);
   };
 };
 
 /** The handler with its middleware chain, as Lambda runs it: metrics, error mapping, auth, then the body. */
-export const wrapIngestHandler = (deps: IngestDeps) =>
-  middy<IngestEvent, APIGatewayProxyResultV2, Error, Context>(createIngestHandler(deps))
+export const wrapIngestHandler = (deps: IngestDeps) => {
+  const authenticate = createAuthenticator(deps.config.apiKeys);
+  return middy<IngestEvent, APIGatewayProxyResultV2, Error, Context>(createIngestHandler(deps, authenticate))
     .use(flushMetrics(deps.metrics))
     .use(httpErrors(deps.logger))
-    .use(bearerAuth(createAuthenticator(deps.config.apiKeys), (event) => event.routeKey === HEALTH_ROUTE))
+    .use(bearerAuth(authenticate, isPublic))
     .use(jsonBody(MAX_BODY_BYTES));
+};

@@ -9,6 +9,7 @@ import {
   UnsupportedMediaTypeError,
 } from '#lib/http/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
+import { routeOf } from '#lib/resources/index.js';
 
 export type HttpEvent = APIGatewayProxyEventV2 & { parsedBody?: unknown };
 type HttpMiddleware = MiddlewareObj<HttpEvent, APIGatewayProxyResultV2, Error, Context>;
@@ -34,13 +35,13 @@ export const httpErrors = (logger: Logger): HttpMiddleware => ({
 });
 
 /**
- * Body parsing for POST routes: JSON only (415), at most `maxBytes` (413), well-formed (400). Runs before the
- * handler so a rejected body never reaches domain code.
+ * Body parsing for the routes that take a JSON body (lib/resources `ROUTES`): JSON only (415), at most `maxBytes`
+ * (413), well-formed (400). Runs before the handler so a rejected body never reaches domain code.
  */
 export const jsonBody = (maxBytes: number): HttpMiddleware => ({
   before: async (request) => {
     const event = request.event;
-    if (event.requestContext.http.method !== 'POST' || event.routeKey.endsWith('/recall')) return;
+    if (routeOf(event.routeKey)?.body !== 'json') return;
     const contentType = (event.headers['content-type'] ?? '').toLowerCase();
     if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/.test(contentType))
       throw new UnsupportedMediaTypeError();

@@ -5,15 +5,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-
-/** The public v1 API (SPEC §2); every route goes to the ingest function. */
-export const INGEST_ROUTES: readonly { readonly method: HttpMethod; readonly path: string }[] = [
-  { method: HttpMethod.POST, path: '/v1/messages' },
-  { method: HttpMethod.POST, path: '/v1/messages/batch' },
-  { method: HttpMethod.GET, path: '/v1/messages/{id}' },
-  { method: HttpMethod.POST, path: '/v1/messages/{id}/recall' },
-  { method: HttpMethod.GET, path: '/v1/health' },
-];
+import { ROUTES } from '#lib/resources/index.js';
 
 /**
  * One JSON object per request. HTTP API access logs support only $context variables
@@ -69,9 +61,14 @@ export class GatewayApi extends Construct {
       },
     });
 
-    const integration = new HttpLambdaIntegration('Ingest', props.ingest);
-    for (const route of INGEST_ROUTES) {
-      const [created] = this.api.addRoutes({ path: route.path, methods: [route.method], integration });
+    // The routes of lib/resources, each to the function that serves it.
+    const integrations = { ingest: new HttpLambdaIntegration('Ingest', props.ingest) };
+    for (const route of ROUTES) {
+      const [created] = this.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: integrations[route.functionId],
+      });
       if (created) {
         Validations.of(created).acknowledge({
           id: 'AwsSolutions-APIG4',

@@ -1,7 +1,7 @@
 export { esbuildOptionsFor, HOUSE_BUNDLING, HOUSE_RUNTIME, REPO_ROOT } from './bundling.js';
 export { ConfigSecret, PLACEHOLDER_CONFIG } from './config-secret.js';
 export { FixedEgress } from './fixed-egress.js';
-export { GatewayApi, INGEST_ROUTES } from './gateway-api.js';
+export { GatewayApi } from './gateway-api.js';
 export { type FunctionId, GatewayFunction, type QueueAction, type TableAction } from './gateway-function.js';
 export { assertLaneVisibility, GatewayQueues, MIN_VISIBILITY_TO_TIMEOUT_RATIO } from './gateway-queues.js';
 export { GatewayTable } from './gateway-table.js';

@@ -9,6 +9,7 @@ export {
   type MessageStatusView,
   newMessageId,
   recallMessage,
+  requireScope,
   submitBatch,
   submitMessage,
 } from './service.js';

@@ -40,6 +40,77 @@ export const FUNCTIONS = {
   sender: { id: 'sender', entry: 'functions/sender/handler.ts', memoryMb: 512, timeoutSeconds: 30 },
 } as const satisfies Record<string, FunctionDefinition>;
 
+export type FunctionId = keyof typeof FUNCTIONS;
+
+/**
+ * One HTTP API route: which function serves it, who may call it and whether it carries a JSON body. CDK creates
+ * exactly these routes, the local API server serves exactly these, and the function's middleware and handler read
+ * their auth and body rules from here. A new function adds its rows (a WeCom callback: `auth: 'none'`, since WeCom
+ * signs its requests instead of presenting an API key).
+ */
+export interface RouteDefinition {
+  /** Names the operation; the serving function dispatches on it. */
+  readonly id: string;
+  readonly method: 'GET' | 'POST';
+  /** API Gateway path syntax: `{name}` is a path parameter. */
+  readonly path: string;
+  readonly functionId: FunctionId;
+  /**
+   * `{ scope }`: the caller presents an API key (`Authorization: Bearer`) that holds this scope (config
+   * `apiKeys[].scopes`). `'none'`: no API key is asked for.
+   */
+  readonly auth: { readonly scope: string } | 'none';
+  /** `json`: the body is parsed before the handler runs (415/413/400 otherwise); `none`: a body is ignored. */
+  readonly body: 'json' | 'none';
+}
+
+/** The public v1 API (SPEC §2). */
+export const ROUTES = [
+  {
+    id: 'submitMessage',
+    method: 'POST',
+    path: '/v1/messages',
+    functionId: 'ingest',
+    auth: { scope: 'messages:write' },
+    body: 'json',
+  },
+  {
+    id: 'submitBatch',
+    method: 'POST',
+    path: '/v1/messages/batch',
+    functionId: 'ingest',
+    auth: { scope: 'messages:write' },
+    body: 'json',
+  },
+  {
+    id: 'getMessage',
+    method: 'GET',
+    path: '/v1/messages/{id}',
+    functionId: 'ingest',
+    auth: { scope: 'messages:read' },
+    body: 'none',
+  },
+  {
+    id: 'recallMessage',
+    method: 'POST',
+    path: '/v1/messages/{id}/recall',
+    functionId: 'ingest',
+    auth: { scope: 'messages:recall' },
+    body: 'none',
+  },
+  { id: 'health', method: 'GET', path: '/v1/health', functionId: 'ingest', auth: 'none', body: 'none' },
+] as const satisfies readonly RouteDefinition[];
+
+export type Route = (typeof ROUTES)[number];
+
+/** API Gateway's route key (`POST /v1/messages`): what `event.routeKey` holds. */
+export const routeKey = (route: RouteDefinition): string => `${route.method} ${route.path}`;
+
+const ROUTES_BY_KEY: ReadonlyMap<string, Route> = new Map(ROUTES.map((r) => [routeKey(r), r]));
+
+/** The route of an HTTP API event, by its `routeKey`; undefined for a key no route has. */
+export const routeOf = (key: string): Route | undefined => ROUTES_BY_KEY.get(key);
+
 /**
  * Receives before a message moves to its DLQ. Only real failures count: quota deferrals re-enqueue a
  * fresh copy (see lib/sender), so a long wait for quota never pushes a message toward the DLQ.

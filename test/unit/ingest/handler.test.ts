@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { createIngestHandler, wrapIngestHandler } from '#functions/ingest/app.js';
+import type { ApiKeyConfig } from '#lib/config/index.js';
 import { authenticate, createAuthenticator } from '#lib/ingest/index.js';
 import { buildHttpApiEvent, buildLambdaContext } from '#local/events/index.js';
 import { fakeConfig, fakeIngest, OPS_KEY } from '#test/helpers/ingest-fakes.js';
@@ -148,6 +149,19 @@ describe('ingest handler with its middleware chain', () => {
       event('GET /v1/messages/{id}', { id: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV' }),
     );
     expect(res.status).toBe(500);
+  });
+
+  it("answers 403 for a key without the route's scope, once the body has been parsed", async () => {
+    const reader = { ...(fakeConfig().apiKeys[0] as ApiKeyConfig), scopes: ['messages:read' as const] };
+    const f = fakeIngest({ config: fakeConfig({ apiKeys: [reader] }) });
+    const post = (body: string) => invoke(f.deps, event('POST /v1/messages', { body }));
+    expect((await post('{')).status).toBe(400);
+    expect((await post(JSON.stringify(messageBody('text')))).status).toBe(403);
+    expect(f.messages.calls).toEqual([]);
+    const recall = event('POST /v1/messages/{id}/recall', { id: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV' });
+    expect((await invoke(f.deps, recall)).body.error.message).toContain('lacks the messages:recall scope');
+    const read = event('GET /v1/messages/{id}', { id: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV' });
+    expect((await invoke(f.deps, read)).status).toBe(404);
   });
 
   it('answers health without a key', async () => {
