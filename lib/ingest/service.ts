@@ -22,7 +22,6 @@ import {
 import { createUrlGuard, LookupUnavailableError, UnsafeUrlError, type UrlGuard } from '#lib/net/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
-import type { TokenCache } from '#lib/sender/index.js';
 import {
   type IdempotencyEntry,
   type IdempotencyStore,
@@ -30,7 +29,7 @@ import {
   type MessageStore,
   recentEvents,
 } from '#lib/store/index.js';
-import type { WecomApi } from '#lib/wecom/index.js';
+import type { TokenCache, WecomApi } from '#lib/wecom/index.js';
 import { WecomApiError } from '#lib/wecom/index.js';
 import { sha256Hex } from './auth.js';
 

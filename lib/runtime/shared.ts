@@ -1,9 +1,9 @@
 import { type GatewayConfig, type GatewayEnv, loadConfig, readEnv } from '#lib/config/index.js';
 import { createLogger, type Logger, Metrics } from '#lib/observability/index.js';
 import { createSqsClient, SqsMessageQueue } from '#lib/queue/index.js';
-import { type QuotaWindows, type RetryPolicy, TokenCache } from '#lib/sender/index.js';
+import type { QuotaWindows, RetryPolicy } from '#lib/sender/index.js';
 import { createDocumentClient, DynamoMessageStore, DynamoTokenStore } from '#lib/store/index.js';
-import type { WecomClient } from '#lib/wecom/index.js';
+import { TokenCache, type WecomClient } from '#lib/wecom/index.js';
 import type { UndiciTransportOptions } from '#lib/wecom/undici.js';
 
 /** Knobs a test or the local stack may turn; production uses the defaults. */

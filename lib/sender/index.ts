@@ -1,5 +1,4 @@
 export { DEFAULT_RETRY, fullJitterSeconds, type RetryPolicy } from './backoff.js';
-export { SenderError, TokenUnavailableError } from './errors.js';
 export { PauseCache } from './pause.js';
 export {
   effectiveLimit,
@@ -11,4 +10,3 @@ export {
   WECOM_WINDOWS,
 } from './quota.js';
 export { type IncomingRecord, processBatch, type SenderDeps } from './service.js';
-export { type TokenApp, TokenCache, type TokenCacheOptions } from './token-cache.js';

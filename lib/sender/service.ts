@@ -9,6 +9,7 @@ import type { MessageStore } from '#lib/store/index.js';
 import {
   errcodeHint,
   type SendResponse,
+  type TokenCache,
   type WecomApi,
   WecomApiError,
   WecomTransportError,
@@ -16,7 +17,6 @@ import {
 import { DEFAULT_RETRY, fullJitterSeconds, type RetryPolicy } from './backoff.js';
 import type { PauseCache } from './pause.js';
 import type { QuotaDecision, QuotaDemand, QuotaGuard } from './quota.js';
-import type { TokenCache } from './token-cache.js';
 
 /** One SQS record, as the sender sees it (no Lambda types in lib/). */
 export interface IncomingRecord {

@@ -20,6 +20,19 @@ export class WecomApiError extends WecomError {
   }
 }
 
+/** No token could be obtained within the bounded wait (another holder is slow): retry the message later. */
+export class TokenUnavailableError extends WecomError {
+  override readonly name = 'TokenUnavailableError';
+  override readonly code = 'token_unavailable';
+  constructor(
+    readonly corpId: string,
+    readonly agentId: number,
+    readonly waitedMs: number,
+  ) {
+    super(`no access token for ${corpId}/${agentId} after waiting ${waitedMs} ms for the refresh lock`);
+  }
+}
+
 /**
  * No WeCom answer: network error, timeout, HTTP error or unparsable body. `reached` says whether the request may
  * have been processed (only a failure to connect proves it was not), which decides duplicate protection on retry.

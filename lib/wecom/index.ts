@@ -10,6 +10,7 @@ export {
   RETRYABLE_ERRCODES,
   TOKEN_ERRCODES,
 } from './errcodes.js';
-export { WecomApiError, WecomError, WecomTransportError } from './errors.js';
+export { TokenUnavailableError, WecomApiError, WecomError, WecomTransportError } from './errors.js';
 export { createFetchTransport, createFetchWecomClient } from './fetch.js';
+export { type TokenApp, TokenCache, type TokenCacheOptions } from './token-cache.js';
 export { type HttpTransport, NOT_SENT_CODES, splitBaseUrl } from './transport.js';

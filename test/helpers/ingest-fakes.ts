@@ -5,7 +5,6 @@ import type { UrlGuard } from '#lib/net/index.js';
 import { createLogger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
 import type { LaneName } from '#lib/resources/index.js';
-import type { TokenCache } from '#lib/sender/index.js';
 import type {
   ClaimResult,
   IdempotencyEntry,
@@ -13,7 +12,7 @@ import type {
   MessageStore,
   StatusChange,
 } from '#lib/store/index.js';
-import type { WecomApi } from '#lib/wecom/index.js';
+import type { TokenCache, WecomApi } from '#lib/wecom/index.js';
 
 /** In-memory doubles of the ingest ports, recording every call (unit tests never touch the network). */
 export class FakeMessageStore implements MessageStore {

@@ -10,11 +10,10 @@ import {
   PauseCache,
   QuotaGuard,
   type SenderDeps,
-  TokenCache,
   WECOM_WINDOWS,
 } from '#lib/sender/index.js';
 import type { MessageStore, StatusChange } from '#lib/store/index.js';
-import type { SendResponse, WecomApi } from '#lib/wecom/index.js';
+import { type SendResponse, TokenCache, type WecomApi } from '#lib/wecom/index.js';
 import { InMemoryQuotaStore } from './unit-quota-store.js';
 import { InMemoryTokenStore } from './unit-token-store.js';
 

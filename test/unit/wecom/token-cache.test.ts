@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type TokenApp, TokenCache, TokenUnavailableError } from '#lib/sender/index.js';
 import type { TokenResponse, WecomApi } from '#lib/wecom/index.js';
+import { type TokenApp, TokenCache, TokenUnavailableError } from '#lib/wecom/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
 import { InMemoryTokenStore } from '#test/helpers/unit-token-store.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { StoredToken, TokenStore } from '#lib/store/index.js';
-import type { WecomApi } from '#lib/wecom/index.js';
+import type { WecomApi } from './client.js';
 import { TokenUnavailableError } from './errors.js';
 
 export interface TokenApp {

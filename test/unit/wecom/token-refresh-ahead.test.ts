@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TokenCache } from '#lib/sender/index.js';
+import { TokenCache } from '#lib/wecom/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
 import { InMemoryTokenStore } from '#test/helpers/unit-token-store.js';
 
