@@ -358,12 +358,7 @@ export async function recallMessage(
   const app = deps.config.apps[record.app];
   if (!app) throw new ConflictError('app_not_configured', `app ${record.app} is no longer configured`);
   try {
-    const token = await deps.tokens.get(app);
-    await deps.wecom.recall(token, msgid).catch(async (err: unknown) => {
-      if (!(err instanceof WecomApiError) || err.errclass !== 'token') throw err;
-      await deps.tokens.invalidate(app, token);
-      await deps.wecom.recall(await deps.tokens.get(app), msgid);
-    });
+    await deps.tokens.withToken(app, (token) => deps.wecom.recall(token, msgid));
   } catch (err) {
     deps.logger.warn('recall failed', { err, messageId: id });
     if (err instanceof WecomApiError && err.errcode === WECOM_RECALL_TOO_LATE) throw tooLate();

@@ -12,6 +12,7 @@ import {
   type TokenCache,
   type WecomApi,
   WecomApiError,
+  WecomError,
   WecomTransportError,
 } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds, type RetryPolicy } from './backoff.js';
@@ -185,45 +186,27 @@ async function processRecord(
   const pausedUntil = await deps.pauses.pausedUntil(msg.app);
   if (pausedUntil) return defer(deps, r, attempt, pausedUntil, 'app paused after 45009');
 
-  // Token first: waiting for it (another container refreshing) must not push the send past the quota window it
-  // was charged to.
-  let token: string;
-  try {
-    token = await deps.tokens.get(app);
-  } catch (err) {
-    return handleSendError(deps, r, attempt, err, log);
-  }
   const demand = quotaDemand(msg, app);
-  const decision = await deps.quota.acquire(demand);
-  if (!decision.ok) return refused(deps, r, attempt, decision);
-
   const body = toWecomSendBody(msg.request, app.agentId, { forceDuplicateCheck: duplicateCheck });
   if (duplicateCheck && msg.request.options.enable_duplicate_check !== 1) {
     // The longest look-back WeCom allows, and the same JSON on every retry (WeCom compares request JSON).
     body.duplicate_check_interval = MAX_DUPLICATE_INTERVAL_SECONDS;
   }
-  let response: SendResponse;
+  let sent: { response: SendResponse } | { refused: Extract<QuotaDecision, { ok: false }> };
   try {
-    response = await deps.wecom.send(token, body);
+    // Token first, then quota: waiting for a token (another container refreshing) must not push the send past the
+    // quota window it was charged to. After a token refresh the quota is reserved again, in the window the resend
+    // lands in.
+    sent = await deps.tokens.withToken(app, async (token) => {
+      const decision = await deps.quota.acquire(demand);
+      if (!decision.ok) return { refused: decision };
+      return { response: await deps.wecom.send(token, body) };
+    });
   } catch (err) {
-    if (!(err instanceof WecomApiError) || err.errclass !== 'token')
-      return handleSendError(deps, r, attempt, err, log);
-    // 40014/42001/41001: WeCom invalidated the token early. Refresh once (shared lock), retry once — charging the
-    // window the resend lands in, since the refresh took time.
-    try {
-      await deps.tokens.invalidate(app, token);
-      token = await deps.tokens.get(app);
-    } catch (refreshErr) {
-      return handleSendError(deps, r, attempt, refreshErr, log);
-    }
-    const again = await deps.quota.acquire(demand);
-    if (!again.ok) return refused(deps, r, attempt, again);
-    try {
-      response = await deps.wecom.send(token, body);
-    } catch (retryErr) {
-      return handleSendError(deps, r, attempt, retryErr, log);
-    }
+    return handleSendError(deps, r, attempt, err, log);
   }
+  if ('refused' in sent) return refused(deps, r, attempt, sent.refused);
+  const { response } = sent;
   deps.metrics.count('Sent');
   if (r.receiveCount === 1 && msg.generation === 0) {
     firstDeliveries.push({ record: msg, response, incoming: r });
@@ -318,6 +301,8 @@ async function handleSendError(
         return scheduleRetry(deps, r, msg, err);
     }
   }
+  // Not WeCom's answer nor its transport: e.g. DynamoDB failing under the token cache or the quota counters.
+  if (!(err instanceof WecomError)) log.error('unexpected error, message will be retried', { err });
   return scheduleRetry(deps, r, msg, err);
 }
 

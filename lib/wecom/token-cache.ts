@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StoredToken, TokenStore } from '#lib/store/index.js';
 import type { WecomApi } from './client.js';
-import { TokenUnavailableError } from './errors.js';
+import { TokenUnavailableError, WecomApiError } from './errors.js';
 
 export interface TokenApp {
   corpId: string;
@@ -32,7 +32,7 @@ const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * across all containers holds the lock and calls WeCom; the others poll the item with backoff. WeCom's
  * 2,000 gettoken calls/day/app and its early invalidations make a "token storm" the classic outage.
  *
- * @example const token = await tokens.get(app); // … on 42001: await tokens.invalidate(app, token)
+ * @example const res = await tokens.withToken(app, (token) => wecom.send(token, body));
  */
 export class TokenCache {
   private readonly memory = new Map<string, StoredToken>();
@@ -67,6 +67,25 @@ export class TokenCache {
       this.inflight.set(key, pending);
     }
     return pending;
+  }
+
+  /**
+   * Calls WeCom with the app's token. WeCom may invalidate a token before its expiry (40014/42001/41001): then the
+   * token is dropped, a fresh one fetched (under the shared lock) and the call made once more with it — once, so a
+   * token error that persists reaches the caller. `call` runs again in full on that retry (the sender reserves its
+   * quota inside it, charging the window the resend lands in).
+   *
+   * @example await tokens.withToken(app, (token) => wecom.recall(token, msgid));
+   */
+  async withToken<T>(app: TokenApp, call: (token: string) => Promise<T>): Promise<T> {
+    const token = await this.get(app);
+    try {
+      return await call(token);
+    } catch (err) {
+      if (!(err instanceof WecomApiError) || err.errclass !== 'token') throw err;
+      await this.invalidate(app, token);
+      return call(await this.get(app));
+    }
   }
 
   /** After 40014/42001/41001: drop the failing token here and in DynamoDB (only if it is still that token). */

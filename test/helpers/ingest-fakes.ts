@@ -12,7 +12,8 @@ import type {
   MessageStore,
   StatusChange,
 } from '#lib/store/index.js';
-import type { TokenCache, WecomApi } from '#lib/wecom/index.js';
+import { TokenCache, type WecomApi } from '#lib/wecom/index.js';
+import { InMemoryTokenStore } from './unit-token-store.js';
 
 /** In-memory doubles of the ingest ports, recording every call (unit tests never touch the network). */
 export class FakeMessageStore implements MessageStore {
@@ -148,7 +149,8 @@ export interface FakeIngest {
   queue: FakeQueue;
   idempotency: FakeIdempotencyStore;
   recalls: string[];
-  tokens: { get: string[]; invalidate: string[] };
+  /** gettoken calls made through the deps' real TokenCache (tokens are `t0`, `t1`, …). */
+  tokenFetches: () => number;
   logs: string[];
 }
 
@@ -165,19 +167,11 @@ export function fakeIngest(
   const queue = new FakeQueue();
   const idempotency = new FakeIdempotencyStore();
   const recalls: string[] = [];
-  const tokenCalls = { get: [] as string[], invalidate: [] as string[] };
   const logs: string[] = [];
-  let tokenVersion = 0;
-  const tokens = {
-    get: async () => {
-      tokenCalls.get.push(`t${tokenVersion}`);
-      return `t${tokenVersion}`;
-    },
-    invalidate: async (_app: unknown, token: string) => {
-      tokenCalls.invalidate.push(token);
-      tokenVersion++;
-    },
-  } as unknown as TokenCache;
+  let fetches = 0;
+  const tokens = new TokenCache(new InMemoryTokenStore(Date.now), {
+    getToken: async () => ({ access_token: `t${fetches++}`, expires_in: 7200 }),
+  });
   const wecom: Pick<WecomApi, 'recall'> = {
     recall: async (token, msgid) => {
       recalls.push(`${token}:${msgid}`);
@@ -196,5 +190,5 @@ export function fakeIngest(
     urlGuard: opts.urlGuard ?? { assertSafe: async () => undefined },
     ...(opts.now ? { now: opts.now } : {}),
   };
-  return { deps, messages, queue, idempotency, recalls, tokens: tokenCalls, logs };
+  return { deps, messages, queue, idempotency, recalls, tokenFetches: () => fetches, logs };
 }

@@ -394,7 +394,7 @@ describe('recallMessage', () => {
 
     await recallMessage(f.deps, apiKey, id);
 
-    expect(f.tokens.invalidate).toEqual(['t0']);
+    expect(f.tokenFetches()).toBe(2);
     expect(f.recalls).toEqual(['t0:wecom-msgid-1', 't1:wecom-msgid-1']);
   });
 

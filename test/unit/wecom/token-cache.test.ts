@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TokenResponse, WecomApi } from '#lib/wecom/index.js';
-import { type TokenApp, TokenCache, TokenUnavailableError } from '#lib/wecom/index.js';
+import { type TokenApp, TokenCache, TokenUnavailableError, WecomApiError } from '#lib/wecom/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
 import { InMemoryTokenStore } from '#test/helpers/unit-token-store.js';
 
@@ -211,5 +211,60 @@ describe('TokenCache', () => {
     await cache.get(APP);
 
     expect(fetched).toEqual([APP]);
+  });
+});
+
+describe('TokenCache.withToken', () => {
+  const expired = () => new WecomApiError(42001, 'access_token expired', 'message/send');
+
+  it('refreshes once on a token errcode and repeats the call with the new token', async () => {
+    const clock = fakeClock();
+    const store = new InMemoryTokenStore(clock.now);
+    const wecom = fakeWecom();
+    const cache = new TokenCache(store, wecom.api, { now: clock.now, sleep: clock.yieldOnly });
+    const used: string[] = [];
+
+    const result = await cache.withToken(APP, async (token) => {
+      used.push(token);
+      if (used.length === 1) throw expired();
+      return 'ok';
+    });
+
+    expect(result).toBe('ok');
+    expect(used).toEqual(['T1', 'T2']);
+    // The rejected token is gone from the shared item too: other containers do not pick it up again.
+    expect((await store.get(APP.corpId, APP.agentId))?.token).toBe('T2');
+  });
+
+  it('gives a token error that persists after the refresh to the caller (no second refresh)', async () => {
+    const clock = fakeClock();
+    const wecom = fakeWecom();
+    const cache = new TokenCache(new InMemoryTokenStore(clock.now), wecom.api, {
+      now: clock.now,
+      sleep: clock.yieldOnly,
+    });
+    let calls = 0;
+
+    const outcome = cache.withToken(APP, async () => {
+      calls++;
+      throw expired();
+    });
+
+    await expect(outcome).rejects.toMatchObject({ errcode: 42001 });
+    expect(calls).toBe(2);
+    expect(wecom.calls).toHaveLength(2);
+  });
+
+  it('passes any other error through without touching the token', async () => {
+    const clock = fakeClock();
+    const wecom = fakeWecom();
+    const cache = new TokenCache(new InMemoryTokenStore(clock.now), wecom.api, {
+      now: clock.now,
+      sleep: clock.yieldOnly,
+    });
+    const busy = new WecomApiError(-1, 'system busy', 'message/send');
+
+    await expect(cache.withToken(APP, async () => Promise.reject(busy))).rejects.toBe(busy);
+    expect(wecom.calls).toHaveLength(1);
   });
 });
