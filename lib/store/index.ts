@@ -14,4 +14,4 @@ export {
   type QuotaStore,
   type QuotaUsageListener,
 } from './quota-store.js';
-export { DynamoTokenStore, type StoredToken, type TokenStore } from './token-store.js';
+export { DynamoTokenStore } from './token-store.js';

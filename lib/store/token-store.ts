@@ -1,25 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { StoredToken, TokenStore } from '#lib/wecom/index.js';
 import { type DocClient, isConditionFailed } from './client.js';
 import { epochSeconds, isExpired, keys } from './keys.js';
-
-export interface StoredToken {
-  token: string;
-  /** Epoch ms when WeCom stops accepting it. */
-  expiresAtMs: number;
-  /** Epoch ms from which one caller should fetch a new one (refresh ahead of expiry). */
-  refreshAtMs?: number;
-}
-
-/** Port: shared access-token cache and its refresh lock, per (corpId, agentId). */
-export interface TokenStore {
-  get(corpId: string, agentId: number): Promise<StoredToken | undefined>;
-  put(corpId: string, agentId: number, token: StoredToken): Promise<void>;
-  /** Deletes the stored token only if it is still `token` (a newer one written meanwhile is kept). */
-  invalidate(corpId: string, agentId: number, token: string): Promise<void>;
-  /** Conditional put of the lock item: succeeds when no lock exists or the holder's lease has run out. */
-  acquireLock(corpId: string, agentId: number, owner: string, leaseMs: number): Promise<boolean>;
-  releaseLock(corpId: string, agentId: number, owner: string): Promise<void>;
-}
 
 export class DynamoTokenStore implements TokenStore {
   constructor(

@@ -12,5 +12,11 @@ export {
 } from './errcodes.js';
 export { TokenUnavailableError, WecomApiError, WecomError, WecomTransportError } from './errors.js';
 export { createFetchTransport, createFetchWecomClient } from './fetch.js';
-export { type TokenApp, TokenCache, type TokenCacheOptions } from './token-cache.js';
+export {
+  type StoredToken,
+  type TokenApp,
+  TokenCache,
+  type TokenCacheOptions,
+  type TokenStore,
+} from './token-cache.js';
 export { type HttpTransport, NOT_SENT_CODES, splitBaseUrl } from './transport.js';

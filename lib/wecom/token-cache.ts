@@ -1,7 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import type { StoredToken, TokenStore } from '#lib/store/index.js';
 import type { WecomApi } from './client.js';
 import { TokenUnavailableError, WecomApiError } from './errors.js';
+
+export interface StoredToken {
+  token: string;
+  /** Epoch ms when WeCom stops accepting it. */
+  expiresAtMs: number;
+  /** Epoch ms from which one caller should fetch a new one (refresh ahead of expiry). */
+  refreshAtMs?: number;
+}
+
+/** Port (DynamoDB adapter: lib/store/token-store.ts): shared access-token cache and its refresh lock, per (corpId, agentId). */
+export interface TokenStore {
+  get(corpId: string, agentId: number): Promise<StoredToken | undefined>;
+  put(corpId: string, agentId: number, token: StoredToken): Promise<void>;
+  /** Deletes the stored token only if it is still `token` (a newer one written meanwhile is kept). */
+  invalidate(corpId: string, agentId: number, token: string): Promise<void>;
+  /** Conditional put of the lock item: succeeds when no lock exists or the holder's lease has run out. */
+  acquireLock(corpId: string, agentId: number, owner: string, leaseMs: number): Promise<boolean>;
+  releaseLock(corpId: string, agentId: number, owner: string): Promise<void>;
+}
 
 export interface TokenApp {
   corpId: string;

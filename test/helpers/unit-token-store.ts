@@ -1,4 +1,4 @@
-import type { StoredToken, TokenStore } from '#lib/store/index.js';
+import type { StoredToken, TokenStore } from '#lib/wecom/index.js';
 
 /** Yields to the event loop, so concurrent callers interleave as they would around a DynamoDB round trip. */
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
