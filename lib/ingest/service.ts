@@ -12,12 +12,17 @@ import {
 } from '#lib/http/index.js';
 import { type MessageRequest, validateMessageRequest } from '#lib/messages/index.js';
 import {
+  changes,
   type MessageError,
   type MessageEvent,
   type MessageRecord,
   type MessageStatus,
+  newRecord,
+  RECEIPT_LISTS,
   STATUS,
   toQueuedMessage,
+  type WecomReceipt,
+  type WithdrawReason,
 } from '#lib/model/index.js';
 import { createUrlGuard, LookupUnavailableError, UnsafeUrlError, type UrlGuard } from '#lib/net/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
@@ -150,7 +155,7 @@ const CLAIM_IN_FLIGHT_MS = 15_000;
 /** How long a replay waits for the first request (still in flight) to finish. */
 const REPLAY_WAIT_MS = 3_000;
 /** The error code of a record whose enqueue failed (the client was answered 503). */
-const ENQUEUE_FAILED = 'enqueue_failed';
+const ENQUEUE_FAILED = 'enqueue_failed' satisfies WithdrawReason;
 
 /**
  * The answer to a replayed Idempotency-Key: the first request's message id once that request was accepted.
@@ -189,17 +194,10 @@ async function replayClaim(
     if (madeAt !== undefined && Date.now() - madeAt > CLAIM_IN_FLIGHT_MS) {
       if (record && record.status !== STATUS.queued) return { id: first.messageId, status: 'queued' };
       if (record) {
-        const at = new Date(Date.now()).toISOString();
-        await deps.messages.transition(first.messageId, {
-          from: [STATUS.queued],
-          to: STATUS.failed,
-          at,
-          error: {
-            code: 'superseded',
-            message: 'not accepted (answered 503); a retry with its Idempotency-Key replaced it',
-          },
-          event: { at, type: 'failed', detail: 'superseded' },
-        });
+        await deps.messages.transition(
+          first.messageId,
+          changes.withdraw(new Date(Date.now()).toISOString(), 'superseded'),
+        );
       }
       return release();
     }
@@ -310,13 +308,7 @@ export interface MessageStatusView {
   updated_at: string;
   sent_at: string | null;
   metadata: Record<string, string>;
-  wecom: {
-    msgid: string;
-    invaliduser: string;
-    invalidparty: string;
-    invalidtag: string;
-    unlicenseduser: string;
-  } | null;
+  wecom: ({ msgid: string } & Record<(typeof RECEIPT_LISTS)[number], string>) | null;
   error: MessageError | null;
   events: MessageEvent[];
 }
@@ -370,13 +362,7 @@ export async function recallMessage(
     }
     throw new ServiceUnavailableError('WeCom could not recall the message right now; retry the recall');
   }
-  const at = new Date(now).toISOString();
-  await deps.messages.transition(id, {
-    from: [STATUS.sent],
-    to: STATUS.recalled,
-    at,
-    event: { at, type: 'recalled' },
-  });
+  await deps.messages.transition(id, changes.recall(new Date(now).toISOString()));
   return { status: 'recalled' };
 }
 
@@ -415,18 +401,7 @@ async function storeRecords(
     records
       .filter((r) => unwritten.has(r.id))
       .map((r) =>
-        deps.messages
-          .transition(r.id, {
-            from: [STATUS.queued],
-            to: STATUS.failed,
-            at: r.createdAt,
-            error: {
-              code: 'store_failed',
-              message: 'the record could not be stored; the client was told to retry',
-            },
-            event: { at: r.createdAt, type: 'failed', detail: 'store_failed' },
-          })
-          .catch(() => false),
+        deps.messages.transition(r.id, changes.withdraw(r.createdAt, 'store_failed')).catch(() => false),
       ),
   );
   return records.map((r) => !unwritten.has(r.id));
@@ -441,22 +416,17 @@ async function acceptAll(
   const now = (deps.now ?? Date.now)();
   const createdAt = new Date(now).toISOString();
   const expiresAt = Math.floor(now / 1000) + deps.config.retentionDays * 86_400;
-  const records: MessageRecord[] = items.map(({ id, req }) => ({
-    id,
-    app: req.app,
-    status: STATUS.queued,
-    priority: req.priority,
-    attempts: 0,
-    createdAt,
-    updatedAt: createdAt,
-    ...(req.metadata ? { metadata: req.metadata } : {}),
-    ...(req.callbackUrl ? { callbackUrl: req.callbackUrl } : {}),
-    apiKey: apiKey.name,
-    request: req,
-    events: [{ at: createdAt, type: 'queued' }],
-    generation: 0,
-    expiresAt,
-  }));
+  const records = items.map(({ id, req }) =>
+    newRecord({
+      id,
+      app: req.app,
+      priority: req.priority,
+      request: req,
+      apiKey: apiKey.name,
+      createdAt,
+      expiresAt,
+    }),
+  );
   // 1. Records first (a status query must never 404 for an id we return): one conditional PutItem for a single
   // message, BatchWriteItem (25 per request) for a batch.
   const stored = await storeRecords(deps, records, mode);
@@ -486,16 +456,7 @@ async function acceptAll(
       .filter((r, i) => stored[i] && failedIds.has(r.id))
       .map((r) =>
         deps.messages
-          .transition(r.id, {
-            from: [STATUS.queued],
-            to: STATUS.failed,
-            at: createdAt,
-            error: {
-              code: ENQUEUE_FAILED,
-              message: 'the queue was unavailable; the client was told to retry',
-            },
-            event: { at: createdAt, type: 'failed', detail: 'enqueue_failed' },
-          })
+          .transition(r.id, changes.withdraw(createdAt, ENQUEUE_FAILED))
           .catch((err: unknown) =>
             deps.logger.error('could not mark unqueued record', { err, messageId: r.id }),
           ),
@@ -575,19 +536,17 @@ function toStatusView(r: MessageRecord): MessageStatusView {
     updated_at: r.updatedAt,
     sent_at: r.sentAt ?? null,
     metadata: r.metadata ?? {},
-    // WeCom's own shape: the invalid* lists are `a|b` strings, empty when none.
-    wecom: r.wecom
-      ? {
-          msgid: r.wecom.msgid,
-          invaliduser: r.wecom.invaliduser ?? '',
-          invalidparty: r.wecom.invalidparty ?? '',
-          invalidtag: r.wecom.invalidtag ?? '',
-          unlicenseduser: r.wecom.unlicenseduser ?? '',
-        }
-      : null,
+    wecom: r.wecom ? receiptView(r.wecom) : null,
     error: r.error ?? null,
     events: recentEvents(r.events),
   };
+}
+
+/** WeCom's own shape: every list present, as an `a|b` string, empty when none. */
+function receiptView(receipt: WecomReceipt): NonNullable<MessageStatusView['wecom']> {
+  const view = { msgid: receipt.msgid } as NonNullable<MessageStatusView['wecom']>;
+  for (const list of RECEIPT_LISTS) view[list] = receipt[list] ?? '';
+  return view;
 }
 
 function itemError(deps: IngestDeps, err: unknown): ErrorBody {

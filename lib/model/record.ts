@@ -1,6 +1,10 @@
 import type { MessageRequest, Priority } from '#lib/messages/index.js';
+import type { SendResponse } from '#lib/wecom/index.js';
 
-/** Status machine (SPEC §2): queued → (deferred ⇄ queued) → sent | failed | dead; sent → recalled. */
+/**
+ * A message's statuses (SPEC §2). Which changes are allowed, and what each writes, is the table in
+ * `./transitions.ts`; nothing else writes a status.
+ */
 export const STATUS = {
   queued: 'queued',
   deferred: 'deferred',
@@ -19,12 +23,20 @@ export const TERMINAL_STATUSES: ReadonlySet<MessageStatus> = new Set([
   STATUS.recalled,
 ]);
 
-export interface WecomReceipt {
-  msgid: string;
-  invaliduser?: string;
-  invalidparty?: string;
-  invalidtag?: string;
-  unlicenseduser?: string;
+/** Statuses the sender still works on: a message in one of them may yet be sent. */
+export const PENDING_STATUSES: readonly MessageStatus[] = [STATUS.queued, STATUS.deferred];
+
+/** The lists of a WeCom send answer naming recipients it could not reach (`a|b` strings, absent when none). */
+export const RECEIPT_LISTS = ['invaliduser', 'invalidparty', 'invalidtag', 'unlicenseduser'] as const;
+
+/** What the record keeps of WeCom's answer to the send. */
+export type WecomReceipt = Pick<SendResponse, 'msgid' | (typeof RECEIPT_LISTS)[number]>;
+
+/** The receipt of a send answer: the msgid, and only the lists that name someone. */
+export function receiptOf(response: SendResponse): WecomReceipt {
+  const receipt: WecomReceipt = { msgid: response.msgid };
+  for (const list of RECEIPT_LISTS) if (response[list]) receipt[list] = response[list];
+  return receipt;
 }
 
 export interface MessageError {
@@ -83,29 +95,82 @@ export interface MessageRecord {
   expiresAt: number;
 }
 
-/** The SQS message body: everything the sender needs, so a first delivery needs no DynamoDB read. */
-export interface QueuedMessage {
-  v: 1;
+/** Where a record comes from: what ingest decided about an accepted request (the queue body carries the same). */
+export interface RecordOrigin {
   id: string;
   app: string;
   priority: Priority;
-  createdAt: string;
-  expiresAt: number;
-  apiKey: string;
   request: MessageRequest;
-  generation: number;
-  /** Carried by deferred copies: an attempt before the deferral may have reached WeCom (see MessageRecord). */
-  mayHaveReachedWecom?: true;
+  /** Name of the API key that submitted it. */
+  apiKey: string;
+  createdAt: string;
+  /** Epoch seconds; DynamoDB TTL. */
+  expiresAt: number;
 }
 
-export const toQueuedMessage = (r: MessageRecord): QueuedMessage => ({
-  v: 1,
-  id: r.id,
-  app: r.app,
-  priority: r.priority,
-  createdAt: r.createdAt,
-  expiresAt: r.expiresAt,
-  apiKey: r.apiKey,
-  request: r.request,
-  generation: r.generation,
+/**
+ * The record ingest writes for an accepted message: `queued`, no attempts, generation 0.
+ *
+ * @example await messages.create(newRecord({ id, app: req.app, priority: req.priority, request: req, apiKey, createdAt, expiresAt }));
+ */
+export function newRecord(o: RecordOrigin): MessageRecord {
+  return {
+    id: o.id,
+    app: o.app,
+    status: STATUS.queued,
+    priority: o.priority,
+    attempts: 0,
+    createdAt: o.createdAt,
+    updatedAt: o.createdAt,
+    ...(o.request.metadata ? { metadata: o.request.metadata } : {}),
+    ...(o.request.callbackUrl ? { callbackUrl: o.request.callbackUrl } : {}),
+    apiKey: o.apiKey,
+    request: o.request,
+    events: [{ at: o.createdAt, type: 'queued' }],
+    generation: 0,
+    expiresAt: o.expiresAt,
+  };
+}
+
+/**
+ * The record of a message sent on its first delivery: exactly what ingest wrote plus the outcome, so the sender
+ * can write it whole, without reading it first.
+ */
+export function sentRecord(o: RecordOrigin, receipt: WecomReceipt, at: string): MessageRecord {
+  const record = newRecord(o);
+  return {
+    ...record,
+    status: STATUS.sent,
+    attempts: 1,
+    updatedAt: at,
+    sentAt: at,
+    wecom: receipt,
+    events: [...(record.events ?? []), sentEvent(at, receipt)],
+  };
+}
+
+/** The event of a `sent` status. */
+export const sentEvent = (at: string, receipt: WecomReceipt): MessageEvent => ({
+  at,
+  type: 'sent',
+  detail: `msgid ${receipt.msgid}`,
 });
+
+/**
+ * The redelivery proof: must a redelivered message (receive `receive` of deferral generation `generation`) go out
+ * with WeCom's duplicate check on? Only when its record proves that the attempt right before this receive did not
+ * reach WeCom may it go without. Anything since that proof (a timeout, a crash between sending and recording) may
+ * have reached WeCom; and once any attempt may have (`mayHaveReachedWecom`, sticky), every later one needs the check.
+ */
+export function mayHaveReachedWecomBefore(
+  stored: MessageRecord,
+  generation: number,
+  receive: number,
+): boolean {
+  if (stored.mayHaveReachedWecom === true) return true;
+  const provedMissed =
+    stored.lastAttemptReachedWecom === false &&
+    stored.generation === generation &&
+    stored.notReachedAtReceive === receive - 1;
+  return !provedMissed;
+}

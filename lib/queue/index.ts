@@ -4,7 +4,7 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { QueuedMessage } from '#lib/model/index.js';
+import { encodeQueuedMessage, type QueuedMessage } from '#lib/model/index.js';
 import type { LaneName } from '#lib/resources/index.js';
 
 /** Port: the priority lanes. */
@@ -38,7 +38,7 @@ export class SqsMessageQueue implements MessageQueue {
     await this.sqs.send(
       new SendMessageCommand({
         QueueUrl: this.urls[lane],
-        MessageBody: JSON.stringify(message),
+        MessageBody: encodeQueuedMessage(message),
         DelaySeconds: clamp(delaySeconds, 0, MAX_DELAY_SECONDS),
       }),
     );
@@ -54,7 +54,7 @@ export class SqsMessageQueue implements MessageQueue {
           const out = await this.sqs.send(
             new SendMessageBatchCommand({
               QueueUrl: this.urls[lane],
-              Entries: chunk.map((m, i) => ({ Id: String(i), MessageBody: JSON.stringify(m) })),
+              Entries: chunk.map((m, i) => ({ Id: String(i), MessageBody: encodeQueuedMessage(m) })),
             }),
           );
           for (const f of out.Failed ?? []) {

@@ -1,6 +1,15 @@
 import type { AppConfig, GatewayConfig } from '#lib/config/index.js';
 import { countRecipients, toWecomSendBody } from '#lib/messages/index.js';
-import { type MessageRecord, type QueuedMessage, STATUS, TERMINAL_STATUSES } from '#lib/model/index.js';
+import {
+  changes,
+  decodeQueuedMessage,
+  type FailedAttempt,
+  mayHaveReachedWecomBefore,
+  type QueuedMessage,
+  receiptOf,
+  sentRecord,
+  TERMINAL_STATUSES,
+} from '#lib/model/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
 import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
@@ -88,7 +97,7 @@ export async function processBatch(
       } catch (err) {
         deps.logger.error('unexpected error, message will be retried', { err, sqsMessageId: r.sqsMessageId });
         // With the message, so the last allowed receive still marks it dead.
-        return scheduleRetry(deps, r, parse(r.body), err);
+        return scheduleRetry(deps, r, decodeQueuedMessage(r.body), err);
       }
     }),
   );
@@ -97,7 +106,7 @@ export async function processBatch(
     // First deliveries: the record is exactly what ingest stored, so one BatchWriteItem records them all.
     const now = new Date(nowOf(deps)).toISOString();
     const unwritten = await deps.messages
-      .putSentBatch(firstDeliveries.map((s) => sentRecord(s, now)))
+      .putSentBatch(firstDeliveries.map((s) => sentRecord(s.record, receiptOf(s.response), now)))
       .catch((err: unknown) => {
         deps.logger.error('recording sent messages failed; they will be re-checked on redelivery', { err });
         return firstDeliveries.map((s) => s.record.id);
@@ -133,7 +142,7 @@ async function processRecord(
   seen: Set<string>,
   firstDeliveries: Sent[],
 ): Promise<Outcome> {
-  const msg = parse(r.body);
+  const msg = decodeQueuedMessage(r.body);
   if (!msg) {
     deps.logger.error('dropping unparsable queue message', { sqsMessageId: r.sqsMessageId });
     return 'ack';
@@ -164,16 +173,7 @@ async function processRecord(
       log.info('already handled; acknowledged without calling WeCom', { status: stored.status });
       return 'ack';
     }
-    // Skip WeCom's duplicate check only when the record proves the attempt right before this one did not reach
-    // WeCom. Anything since (a timeout, a crash between sending and recording) may have: let WeCom drop it.
-    // An earlier attempt that may have reached WeCom keeps the check on for good (`mayHaveReachedWecom`).
-    duplicateCheck =
-      stored.mayHaveReachedWecom === true ||
-      !(
-        stored.lastAttemptReachedWecom === false &&
-        stored.generation === msg.generation &&
-        stored.notReachedAtReceive === r.receiveCount - 1
-      );
+    duplicateCheck = mayHaveReachedWecomBefore(stored, msg.generation, r.receiveCount);
   } else if (msg.generation > 0 && !(await deps.messages.claimCopy(msg.id, msg.generation))) {
     // Two copies of one deferral (an SDK retry of a SendMessage that had succeeded): only one may send.
     deps.metrics.count('DuplicateSuppressed');
@@ -213,16 +213,7 @@ async function processRecord(
   } else {
     const at = new Date(nowOf(deps)).toISOString();
     try {
-      await deps.messages.transition(msg.id, {
-        // `dead` too: an operator may have redriven a message from its DLQ.
-        from: [STATUS.queued, STATUS.deferred, STATUS.dead],
-        to: STATUS.sent,
-        at,
-        sentAt: at,
-        wecom: receipt(response),
-        attemptsDelta: 1,
-        event: { at, type: 'sent', detail: `msgid ${response.msgid}` },
-      });
+      await deps.messages.transition(msg.id, changes.send(at, receiptOf(response)));
     } catch (err) {
       // Sent but not recorded: SQS redelivers after the visibility timeout, the redelivery finds no proof that
       // this attempt missed WeCom, and resends with WeCom's duplicate check on. Never marked dead for it.
@@ -327,27 +318,21 @@ async function scheduleRetry(
         : 'error';
   if (msg) {
     const last = r.receiveCount >= deps.maxReceiveCount;
+    const attempt: FailedAttempt = {
+      receive: r.receiveCount,
+      reached,
+      earlierMayHaveReached: msg.mayHaveReachedWecom === true,
+      detail,
+    };
+    const change = last
+      ? changes.die(at, attempt, {
+          code: 'retries_exhausted',
+          message: `gave up after ${r.receiveCount} attempts; last error: ${detail}`,
+          ...(err instanceof WecomApiError ? { wecom_errcode: err.errcode } : {}),
+        })
+      : changes.retry(at, attempt);
     await deps.messages
-      .transition(msg.id, {
-        from: [STATUS.queued, STATUS.deferred],
-        to: last ? STATUS.dead : STATUS.queued,
-        at,
-        attemptsDelta: 1,
-        notReachedWecom: reached === 'no',
-        notReachedAtReceive: r.receiveCount,
-        // This attempt may have reached WeCom, or ran with the check because an earlier one may have: sticky.
-        ...(reached !== 'no' || msg.mayHaveReachedWecom ? { mayHaveReachedWecom: true as const } : {}),
-        event: { at, type: last ? 'dead' : 'retry', detail },
-        ...(last
-          ? {
-              error: {
-                code: 'retries_exhausted',
-                message: `gave up after ${r.receiveCount} attempts; last error: ${detail}`,
-                ...(err instanceof WecomApiError ? { wecom_errcode: err.errcode } : {}),
-              },
-            }
-          : {}),
-      })
+      .transition(msg.id, change)
       .catch((e: unknown) => deps.logger.error('could not record the retry', { err: e, messageId: msg.id }));
     deps.metrics.count(last ? 'Dead' : 'Retried');
   }
@@ -385,17 +370,14 @@ async function defer(
     return scheduleRetry(deps, r, undefined, err);
   }
   const at = new Date(now).toISOString();
+  const change = changes.defer(
+    at,
+    copy.generation,
+    msg.mayHaveReachedWecom === true,
+    `${reason}; retry in ${delaySeconds}s`,
+  );
   await deps.messages
-    .transition(msg.id, {
-      from: [STATUS.queued, STATUS.deferred],
-      to: STATUS.deferred,
-      at,
-      generation: copy.generation,
-      notReachedWecom: true,
-      notReachedAtReceive: 0,
-      ...(msg.mayHaveReachedWecom ? { mayHaveReachedWecom: true as const } : {}),
-      event: { at, type: 'deferred', detail: `${reason}; retry in ${delaySeconds}s` },
-    })
+    .transition(msg.id, change)
     .catch((err: unknown) => deps.logger.error('could not record the deferral', { err, messageId: msg.id }));
   deps.metrics.count('Deferred');
   return 'ack';
@@ -406,57 +388,8 @@ async function fail(
   msg: QueuedMessage,
   error: { code: string; message: string; wecom_errcode?: number },
 ): Promise<void> {
-  const at = new Date(nowOf(deps)).toISOString();
-  await deps.messages.transition(msg.id, {
-    from: [STATUS.queued, STATUS.deferred],
-    to: STATUS.failed,
-    at,
-    attemptsDelta: 1,
-    error,
-    event: { at, type: 'failed', detail: error.code },
-  });
+  await deps.messages.transition(msg.id, changes.fail(new Date(nowOf(deps)).toISOString(), error));
   deps.metrics.count('Failed');
-}
-
-const receipt = (s: SendResponse) => ({
-  msgid: s.msgid,
-  ...(s.invaliduser ? { invaliduser: s.invaliduser } : {}),
-  ...(s.invalidparty ? { invalidparty: s.invalidparty } : {}),
-  ...(s.invalidtag ? { invalidtag: s.invalidtag } : {}),
-  ...(s.unlicenseduser ? { unlicenseduser: s.unlicenseduser } : {}),
-});
-
-function sentRecord({ record: m, response }: Sent, at: string): MessageRecord {
-  return {
-    id: m.id,
-    app: m.app,
-    status: STATUS.sent,
-    priority: m.priority,
-    attempts: 1,
-    createdAt: m.createdAt,
-    updatedAt: at,
-    sentAt: at,
-    ...(m.request.metadata ? { metadata: m.request.metadata } : {}),
-    ...(m.request.callbackUrl ? { callbackUrl: m.request.callbackUrl } : {}),
-    apiKey: m.apiKey,
-    request: m.request,
-    wecom: receipt(response),
-    events: [
-      { at: m.createdAt, type: 'queued' },
-      { at, type: 'sent', detail: `msgid ${response.msgid}` },
-    ],
-    generation: 0,
-    expiresAt: m.expiresAt,
-  };
-}
-
-function parse(body: string): QueuedMessage | undefined {
-  try {
-    const m = JSON.parse(body) as QueuedMessage;
-    return m && m.v === 1 && typeof m.id === 'string' && m.request ? m : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 const nowOf = (deps: SenderDeps): number => (deps.now ?? Date.now)();

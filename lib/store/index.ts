@@ -6,7 +6,7 @@ export {
   type IdempotencyStore,
 } from './idempotency-store.js';
 export { ATTR, epochSeconds, isExpired, keys } from './keys.js';
-export { DynamoMessageStore, type MessageStore, recentEvents, type StatusChange } from './message-store.js';
+export { DynamoMessageStore, type MessageStore, recentEvents } from './message-store.js';
 export { DynamoPauseStore, type PauseStore } from './pause-store.js';
 export {
   DynamoQuotaStore,

@@ -1,10 +1,9 @@
 import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type {
-  MessageError,
-  MessageEvent,
-  MessageRecord,
-  MessageStatus,
-  WecomReceipt,
+import {
+  type MessageEvent,
+  type MessageRecord,
+  PENDING_STATUSES,
+  type StatusChange,
 } from '#lib/model/index.js';
 import { type DocClient, isConditionFailed } from './client.js';
 import { isExpired, keys } from './keys.js';
@@ -25,31 +24,16 @@ export interface MessageStore {
    * exactly what ingest wrote plus the outcome, so a full put needs no read. Returns ids that were not written.
    */
   putSentBatch(records: MessageRecord[]): Promise<string[]>;
-  /** Conditional status change; returns false when the record is missing or its status is not in `from`. */
+  /**
+   * A named status change (lib/model `changes`), applied as `applyChange` does in memory; false when the record is
+   * missing or its status is not in the change's `from`.
+   */
   transition(id: string, change: StatusChange): Promise<boolean>;
   /**
    * A deferred copy (generation ≥ 1) claims the right to send, once: SQS may hold two copies of one deferral
    * (an SDK retry of a SendMessage that had succeeded). True for exactly one of them.
    */
   claimCopy(id: string, generation: number): Promise<boolean>;
-}
-
-export interface StatusChange {
-  from: readonly MessageStatus[];
-  to: MessageStatus;
-  at: string;
-  event?: MessageEvent;
-  attemptsDelta?: number;
-  wecom?: WecomReceipt;
-  error?: MessageError;
-  sentAt?: string;
-  generation?: number;
-  /** true: the attempt certainly did not reach WeCom; false: unknown (clears the marker). */
-  notReachedWecom?: boolean;
-  /** With notReachedWecom: the receive count that attempt had (0 for a deferral). */
-  notReachedAtReceive?: number;
-  /** Sets the sticky `mayHaveReachedWecom` marker (never cleared). */
-  mayHaveReachedWecom?: true;
 }
 
 /** Keeps the stored event list bounded (DynamoDB items max 400 KB). */
@@ -120,16 +104,18 @@ export class DynamoMessageStore implements MessageStore {
   }
 
   async claimCopy(id: string, generation: number): Promise<boolean> {
+    // Only while the message may still be sent.
+    const pendingValues = Object.fromEntries(PENDING_STATUSES.map((s, i) => [`:pending${i}`, s]));
+    const pending = Object.keys(pendingValues);
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.message(id),
           UpdateExpression: 'SET #claimed = :g',
-          ConditionExpression:
-            'attribute_exists(pk) AND #status IN (:queued, :deferred) AND (attribute_not_exists(#claimed) OR #claimed < :g)',
+          ConditionExpression: `attribute_exists(pk) AND #status IN (${pending.join(', ')}) AND (attribute_not_exists(#claimed) OR #claimed < :g)`,
           ExpressionAttributeNames: { '#claimed': 'claimedGeneration', '#status': 'status' },
-          ExpressionAttributeValues: { ':g': generation, ':queued': 'queued', ':deferred': 'deferred' },
+          ExpressionAttributeValues: { ':g': generation, ...pendingValues },
         }),
       );
       return true;
@@ -149,12 +135,10 @@ export class DynamoMessageStore implements MessageStore {
       values[`:from${i}`] = s;
       return `:from${i}`;
     });
-    if (c.event) {
-      names['#events'] = 'events';
-      values[':event'] = [c.event];
-      values[':empty'] = [];
-      sets.push('#events = list_append(if_not_exists(#events, :empty), :event)');
-    }
+    names['#events'] = 'events';
+    values[':event'] = [c.event];
+    values[':empty'] = [];
+    sets.push('#events = list_append(if_not_exists(#events, :empty), :event)');
     const optional: [keyof StatusChange, string][] = [
       ['wecom', 'wecom'],
       ['error', 'error'],
@@ -177,14 +161,15 @@ export class DynamoMessageStore implements MessageStore {
       values[':mhr'] = true;
       sets.push('#mhr = :mhr');
     }
-    if (c.notReachedWecom !== undefined) {
+    if (c.missedWecomAtReceive !== undefined) {
       names['#lr'] = 'lastAttemptReachedWecom';
       names['#nra'] = 'notReachedAtReceive';
-      if (c.notReachedWecom) {
+      if (c.missedWecomAtReceive === false) removes.push('#lr', '#nra');
+      else {
         values[':false'] = false;
-        values[':nra'] = c.notReachedAtReceive ?? -1;
+        values[':nra'] = c.missedWecomAtReceive;
         sets.push('#lr = :false', '#nra = :nra');
-      } else removes.push('#lr', '#nra');
+      }
     }
     const update = [
       `SET ${sets.join(', ')}`,

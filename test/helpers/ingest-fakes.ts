@@ -1,17 +1,11 @@
 import type { GatewayConfig } from '#lib/config/index.js';
 import { type IngestDeps, sha256Hex } from '#lib/ingest/index.js';
-import type { MessageRecord, QueuedMessage } from '#lib/model/index.js';
+import { applyChange, type MessageRecord, type QueuedMessage, type StatusChange } from '#lib/model/index.js';
 import type { UrlGuard } from '#lib/net/index.js';
 import { createLogger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
 import type { LaneName } from '#lib/resources/index.js';
-import type {
-  ClaimResult,
-  IdempotencyEntry,
-  IdempotencyStore,
-  MessageStore,
-  StatusChange,
-} from '#lib/store/index.js';
+import type { ClaimResult, IdempotencyEntry, IdempotencyStore, MessageStore } from '#lib/store/index.js';
 import { TokenCache, type WecomApi } from '#lib/wecom/index.js';
 import { InMemoryTokenStore } from './unit-token-store.js';
 
@@ -57,12 +51,9 @@ export class FakeMessageStore implements MessageStore {
   async transition(id: string, c: StatusChange) {
     this.calls.push(`transition:${c.to}`);
     const r = this.records.get(id);
-    if (!r || !c.from.includes(r.status)) return false;
-    r.status = c.to;
-    r.updatedAt = c.at;
-    if (c.error) r.error = c.error;
-    if (c.event) r.events = [...(r.events ?? []), c.event];
-    return true;
+    const changed = r && applyChange(r, c);
+    if (changed) this.records.set(id, changed);
+    return changed !== undefined;
   }
 }
 

@@ -1,7 +1,15 @@
 import type { GatewayConfig } from '#lib/config/index.js';
 import { QUOTA_DEFAULTS } from '#lib/config/index.js';
 import type { MessageRequest } from '#lib/messages/index.js';
-import { type MessageRecord, type QueuedMessage, STATUS } from '#lib/model/index.js';
+import {
+  applyChange,
+  encodeQueuedMessage,
+  type MessageRecord,
+  newRecord,
+  type QueuedMessage,
+  type StatusChange,
+  toQueuedMessage,
+} from '#lib/model/index.js';
 import { createLogger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
 import type { LaneName } from '#lib/resources/index.js';
@@ -12,7 +20,7 @@ import {
   type SenderDeps,
   WECOM_WINDOWS,
 } from '#lib/sender/index.js';
-import type { MessageStore, StatusChange } from '#lib/store/index.js';
+import type { MessageStore } from '#lib/store/index.js';
 import { type SendResponse, TokenCache, type WecomApi } from '#lib/wecom/index.js';
 import { InMemoryQuotaStore } from './unit-quota-store.js';
 import { InMemoryTokenStore } from './unit-token-store.js';
@@ -49,23 +57,9 @@ export class FakeSenderStore implements MessageStore {
   async transition(id: string, c: StatusChange) {
     if (this.failTransitionsTo.has(c.to)) throw new Error(`DynamoDB unavailable (transition to ${c.to})`);
     const r = this.records.get(id);
-    if (!r || !c.from.includes(r.status)) return false;
-    r.status = c.to;
-    r.updatedAt = c.at;
-    if (c.error) r.error = c.error;
-    if (c.wecom) r.wecom = c.wecom;
-    if (c.generation !== undefined) r.generation = c.generation;
-    if (c.attemptsDelta) r.attempts += c.attemptsDelta;
-    if (c.mayHaveReachedWecom) r.mayHaveReachedWecom = true;
-    if (c.event) r.events = [...(r.events ?? []), c.event];
-    if (c.notReachedWecom === true) {
-      r.lastAttemptReachedWecom = false;
-      r.notReachedAtReceive = c.notReachedAtReceive ?? -1;
-    } else if (c.notReachedWecom === false) {
-      delete r.lastAttemptReachedWecom;
-      delete r.notReachedAtReceive;
-    }
-    return true;
+    const changed = r && applyChange(r, c);
+    if (changed) this.records.set(id, changed);
+    return changed !== undefined;
   }
 }
 
@@ -146,35 +140,20 @@ export function textRequest(overrides: Partial<MessageRequest['recipients']> = {
 /** A record as ingest stores it, plus the queue body and an SQS record for a given receive. */
 export function queued(id: string, nowMs: number, request = textRequest()) {
   const createdAt = new Date(nowMs).toISOString();
-  const record: MessageRecord = {
+  const record: MessageRecord = newRecord({
     id,
-    app: 'ops',
-    status: STATUS.queued,
+    app: request.app,
     priority: request.priority,
-    attempts: 0,
-    createdAt,
-    updatedAt: createdAt,
-    apiKey: 'unit',
     request,
-    events: [{ at: createdAt, type: 'queued' }],
-    generation: 0,
+    apiKey: 'unit',
+    createdAt,
     expiresAt: Math.floor(nowMs / 1000) + 86_400,
-  };
-  const body = (generation = 0): QueuedMessage => ({
-    v: 1,
-    id,
-    app: 'ops',
-    priority: request.priority,
-    createdAt,
-    expiresAt: record.expiresAt,
-    apiKey: 'unit',
-    request,
-    generation,
   });
+  const body = (generation = 0): QueuedMessage => ({ ...toQueuedMessage(record), generation });
   const sqs = (message: QueuedMessage, receiveCount: number, n = 1): IncomingRecord => ({
     sqsMessageId: `${id}-${message.generation}-${receiveCount}-${n}`,
     receiptHandle: `rh-${id}-${receiveCount}-${n}`,
-    body: JSON.stringify(message),
+    body: encodeQueuedMessage(message),
     receiveCount,
     lane: 'normal',
   });

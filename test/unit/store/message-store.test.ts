@@ -1,5 +1,6 @@
 import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyChange, changes, type StatusChange } from '#lib/model/index.js';
 import { DynamoMessageStore, keys } from '#lib/store/index.js';
 import { messageRecord, startUnitTable, type UnitTable } from '#test/helpers/unit-dynamo.js';
 
@@ -49,107 +50,89 @@ describe('DynamoMessageStore (dynalite)', () => {
     expect(await rawItem(record.id)).toBeDefined();
   });
 
-  it('moves the status when the current one is listed in `from`', async () => {
-    const record = messageRecord();
+  const at = '2026-12-01T08:00:01.000Z';
+  const noProof = {
+    receive: 2,
+    reached: 'unknown',
+    earlierMayHaveReached: false,
+    detail: 'ETIMEDOUT',
+  } as const;
+  const missed = { receive: 1, reached: 'no', earlierMayHaveReached: false, detail: 'errcode -1' } as const;
+  const namedChanges: [string, StatusChange][] = [
+    ['withdraw', changes.withdraw(at, 'enqueue_failed')],
+    ['send', changes.send(at, { msgid: 'MSGID1', invaliduser: 'ghost' })],
+    ['retry (missed WeCom)', changes.retry(at, missed)],
+    ['retry (unknown)', changes.retry(at, noProof)],
+    ['die', changes.die(at, noProof, { code: 'retries_exhausted', message: 'gave up' })],
+    ['defer', changes.defer(at, 3, true, 'quota app-minute; retry in 40s')],
+    ['fail', changes.fail(at, { code: 'wecom_rejected', message: 'invalid user', wecom_errcode: 81013 })],
+    ['recall', changes.recall(at)],
+  ];
+
+  it.each(namedChanges)('applies %s exactly as the in-memory reference does', async (_, change) => {
+    // A record with an older proof and attempts, so clearing, setting and adding are all visible.
+    const record = messageRecord({
+      status: change.from[0],
+      attempts: 1,
+      lastAttemptReachedWecom: false,
+      notReachedAtReceive: 1,
+    });
     await store.create(record);
 
-    const moved = await store.transition(record.id, {
-      from: ['queued', 'deferred'],
-      to: 'sent',
-      at: '2026-12-01T08:00:01.000Z',
-      sentAt: '2026-12-01T08:00:01.000Z',
-      wecom: { msgid: 'MSGID1', invaliduser: 'ghost' },
-    });
+    const moved = await store.transition(record.id, change);
 
     expect(moved).toBe(true);
-    expect(await store.get(record.id)).toMatchObject({
-      status: 'sent',
-      updatedAt: '2026-12-01T08:00:01.000Z',
-      sentAt: '2026-12-01T08:00:01.000Z',
-      wecom: { msgid: 'MSGID1', invaliduser: 'ghost' },
-    });
+    expect(await store.get(record.id)).toEqual(applyChange(record, change));
   });
 
   it('returns false and changes nothing when the current status is not in `from`', async () => {
     const record = messageRecord({ status: 'sent' });
     await store.create(record);
 
-    const moved = await store.transition(record.id, { from: ['queued'], to: 'failed', at: 'later' });
+    const moved = await store.transition(record.id, changes.withdraw('later', 'store_failed'));
 
     expect(moved).toBe(false);
     expect(await store.get(record.id)).toEqual(record);
   });
 
   it('returns false for a record that does not exist, without creating it', async () => {
-    const moved = await store.transition('msg_nobody', { from: ['queued'], to: 'sent', at: 'now' });
+    const moved = await store.transition('msg_nobody', changes.fail('now', { code: 'x', message: 'y' }));
 
     expect(moved).toBe(false);
     expect(await rawItem('msg_nobody')).toBeUndefined();
   });
 
-  it('appends events in order, starting from a record without events', async () => {
-    const record = messageRecord();
-    await store.create(record);
-
-    await store.transition(record.id, {
-      from: ['queued'],
-      to: 'deferred',
-      at: 't1',
-      event: { at: 't1', type: 'deferred', detail: 'member-minute' },
-    });
-    await store.transition(record.id, {
-      from: ['deferred'],
-      to: 'queued',
-      at: 't2',
-      event: { at: 't2', type: 'requeued' },
-    });
-
-    expect((await store.get(record.id))?.events).toEqual([
-      { at: 't1', type: 'deferred', detail: 'member-minute' },
-      { at: 't2', type: 'requeued' },
-    ]);
-  });
-
-  it('adds attemptsDelta to the stored attempts', async () => {
+  it('appends events in order, starting from a record without events, and adds up attempts', async () => {
     const record = messageRecord({ attempts: 1 });
     await store.create(record);
 
-    await store.transition(record.id, { from: ['queued'], to: 'queued', at: 't1', attemptsDelta: 1 });
-    await store.transition(record.id, { from: ['queued'], to: 'queued', at: 't2', attemptsDelta: 2 });
+    await store.transition(record.id, changes.defer('t1', 1, false, 'member-minute'));
+    await store.transition(record.id, changes.retry('t2', { ...noProof, receive: 1 }));
+    await store.transition(record.id, changes.retry('t3', { ...noProof, receive: 2 }));
 
-    expect((await store.get(record.id))?.attempts).toBe(4);
+    const stored = await store.get(record.id);
+    expect(stored?.events).toEqual([
+      { at: 't1', type: 'deferred', detail: 'member-minute' },
+      { at: 't2', type: 'retry', detail: 'ETIMEDOUT' },
+      { at: 't3', type: 'retry', detail: 'ETIMEDOUT' },
+    ]);
+    expect(stored?.attempts).toBe(3);
   });
 
-  it('sets lastAttemptReachedWecom=false when the attempt did not reach WeCom and removes it when unknown', async () => {
+  it('keeps the proof that an attempt missed WeCom, with its receive, and drops it after an unknown outcome', async () => {
     const record = messageRecord();
     await store.create(record);
 
-    await store.transition(record.id, { from: ['queued'], to: 'queued', at: 't1', notReachedWecom: true });
-    const afterNotReached = await store.get(record.id);
-    await store.transition(record.id, { from: ['queued'], to: 'queued', at: 't2', notReachedWecom: false });
+    await store.transition(record.id, changes.retry('t1', missed));
+    const afterMissed = await store.get(record.id);
+    await store.transition(record.id, changes.retry('t2', noProof));
     const afterUnknown = await store.get(record.id);
 
-    expect(afterNotReached?.lastAttemptReachedWecom).toBe(false);
+    expect(afterMissed).toMatchObject({ lastAttemptReachedWecom: false, notReachedAtReceive: 1 });
+    expect(afterMissed).not.toHaveProperty('mayHaveReachedWecom');
     expect(afterUnknown).not.toHaveProperty('lastAttemptReachedWecom');
-  });
-
-  it('records the error and the generation of a failed attempt', async () => {
-    const record = messageRecord();
-    await store.create(record);
-
-    await store.transition(record.id, {
-      from: ['queued'],
-      to: 'failed',
-      at: 't1',
-      error: { code: 'wecom_permanent', message: 'invalid user', wecom_errcode: 81013 },
-      generation: 3,
-    });
-
-    expect(await store.get(record.id)).toMatchObject({
-      status: 'failed',
-      generation: 3,
-      error: { code: 'wecom_permanent', message: 'invalid user', wecom_errcode: 81013 },
-    });
+    expect(afterUnknown).not.toHaveProperty('notReachedAtReceive');
+    expect(afterUnknown?.mayHaveReachedWecom).toBe(true);
   });
 
   it('creates a batch of 60 records in three BatchWriteItem requests', async () => {

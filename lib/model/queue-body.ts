@@ -1,0 +1,41 @@
+import type { MessageRecord, RecordOrigin } from './record.js';
+
+/**
+ * The SQS message body: everything the sender needs, so a first delivery needs no DynamoDB read. Messages stay
+ * queued up to 14 days (the lanes' retention), so a body written by an older version must still decode: add
+ * optional fields freely; anything incompatible needs a new `v`, and {@link decodeQueuedMessage} must keep
+ * reading the old one until the queues have drained.
+ */
+export interface QueuedMessage extends RecordOrigin {
+  v: 1;
+  /** Deferral generation of this copy (see MessageRecord.generation). */
+  generation: number;
+  /** Carried by deferred copies: an attempt before the deferral may have reached WeCom (see MessageRecord). */
+  mayHaveReachedWecom?: true;
+}
+
+/** The body that queues a freshly stored record. */
+export const toQueuedMessage = (r: MessageRecord): QueuedMessage => ({
+  v: 1,
+  id: r.id,
+  app: r.app,
+  priority: r.priority,
+  createdAt: r.createdAt,
+  expiresAt: r.expiresAt,
+  apiKey: r.apiKey,
+  request: r.request,
+  generation: r.generation,
+});
+
+/** The SQS `MessageBody` of a queued message. */
+export const encodeQueuedMessage = (m: QueuedMessage): string => JSON.stringify(m);
+
+/** The queued message in an SQS body; undefined for a body of an unknown version or shape (it is dropped). */
+export function decodeQueuedMessage(body: string): QueuedMessage | undefined {
+  try {
+    const m = JSON.parse(body) as QueuedMessage;
+    return m && m.v === 1 && typeof m.id === 'string' && m.request ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}

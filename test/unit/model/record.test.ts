@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import {
+  applyChange,
+  changes,
+  mayHaveReachedWecomBefore,
+  newRecord,
+  type RecordOrigin,
+  receiptOf,
+  sentRecord,
+} from '#lib/model/index.js';
+
+const origin: RecordOrigin = {
+  id: 'msg_01JDQ7Z3S9X4T2V5W6Y7Z8A9BC',
+  app: 'ops',
+  priority: 'normal',
+  request: {
+    app: 'ops',
+    priority: 'normal',
+    metadata: { ticket: 'OPS-1' },
+    recipients: { touser: ['zhangsan'], toparty: [], totag: [] },
+    msgtype: 'text',
+    content: { content: 'hello' },
+    options: {},
+  },
+  apiKey: 'ops-key',
+  createdAt: '2026-12-01T08:00:00.000Z',
+  expiresAt: 1_767_081_600,
+};
+const AT = '2026-12-01T08:00:02.000Z';
+
+describe('newRecord', () => {
+  it('is queued, unattempted, generation 0, with the request metadata and one queued event', () => {
+    expect(newRecord(origin)).toEqual({
+      ...origin,
+      status: 'queued',
+      attempts: 0,
+      updatedAt: origin.createdAt,
+      metadata: { ticket: 'OPS-1' },
+      events: [{ at: origin.createdAt, type: 'queued' }],
+      generation: 0,
+    });
+  });
+});
+
+describe('sentRecord', () => {
+  it('is the new record after a send: what the named send change makes of it', () => {
+    const receipt = { msgid: 'MSGID', invaliduser: 'ghost' };
+    const viaChange = applyChange(newRecord(origin), changes.send(AT, receipt));
+
+    expect(sentRecord(origin, receipt, AT)).toEqual(viaChange);
+  });
+});
+
+describe('receiptOf', () => {
+  it('keeps the msgid and only the lists that name someone', () => {
+    expect(
+      receiptOf({ msgid: 'M', invaliduser: 'a|b', invalidparty: '', invalidtag: '', response_code: 'rc' }),
+    ).toEqual({ msgid: 'M', invaliduser: 'a|b' });
+  });
+});
+
+describe('mayHaveReachedWecomBefore (the redelivery proof)', () => {
+  const missed = (receive: number) =>
+    applyChange(
+      newRecord(origin),
+      changes.retry(AT, { receive, reached: 'no', earlierMayHaveReached: false, detail: 'x' }),
+    );
+
+  it('is false only when the receive right before this one certainly missed WeCom', () => {
+    const stored = missed(1);
+    if (!stored) throw new Error('no record');
+    expect(mayHaveReachedWecomBefore(stored, 0, 2)).toBe(false);
+    // Receive 3: something happened on receive 2 that left no proof (a crash after sending, say).
+    expect(mayHaveReachedWecomBefore(stored, 0, 3)).toBe(true);
+    // A proof about another deferral generation says nothing about this copy.
+    expect(mayHaveReachedWecomBefore(stored, 1, 2)).toBe(true);
+  });
+
+  it('is true without any proof, and for good once an attempt may have reached WeCom', () => {
+    expect(mayHaveReachedWecomBefore(newRecord(origin), 0, 2)).toBe(true);
+    const sticky = { ...(missed(1) ?? newRecord(origin)), mayHaveReachedWecom: true as const };
+    expect(mayHaveReachedWecomBefore(sticky, 0, 2)).toBe(true);
+  });
+
+  it('lets the first receive of a deferred copy rely on the deferral', () => {
+    const deferred = applyChange(newRecord(origin), changes.defer(AT, 1, false, 'quota'));
+    if (!deferred) throw new Error('no record');
+    expect(mayHaveReachedWecomBefore(deferred, 1, 1)).toBe(false);
+  });
+});

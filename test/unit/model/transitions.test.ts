@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import {
+  applyChange,
+  changes,
+  type MessageStatus,
+  STATUS,
+  type StatusChange,
+  TERMINAL_STATUSES,
+  TRANSITIONS,
+  type TransitionName,
+} from '#lib/model/index.js';
+import { messageRecord } from '#test/helpers/unit-dynamo.js';
+
+const AT = '2026-12-01T08:00:00.000Z';
+const attempt = { receive: 2, reached: 'no', earlierMayHaveReached: false, detail: 'errcode -1' } as const;
+
+/** One change per name, built the only way callers can build one. */
+const EXAMPLES: Record<TransitionName, StatusChange> = {
+  withdraw: changes.withdraw(AT, 'superseded'),
+  send: changes.send(AT, { msgid: 'MSGID' }),
+  retry: changes.retry(AT, attempt),
+  die: changes.die(AT, attempt, { code: 'retries_exhausted', message: 'gave up' }),
+  defer: changes.defer(AT, 1, false, 'quota app-minute; retry in 30s'),
+  fail: changes.fail(AT, { code: 'wecom_rejected', message: 'no' }),
+  recall: changes.recall(AT),
+};
+
+const ALL_STATUSES = Object.values(STATUS);
+
+describe('the status transition table', () => {
+  it('allows exactly the moves of SPEC §2, and no others', () => {
+    // queued → (deferred ⇄ queued) → sent | failed | dead; sent → recalled. Plus: ingest fails a record it could
+    // not queue, and a message an operator redrives from the DLQ (dead) may still be sent.
+    const expected = [
+      'queued→failed',
+      'queued→sent',
+      'deferred→sent',
+      'dead→sent',
+      'queued→queued',
+      'deferred→queued',
+      'queued→dead',
+      'deferred→dead',
+      'queued→deferred',
+      'deferred→deferred',
+      'deferred→failed',
+      'sent→recalled',
+    ];
+    const edges = new Set(
+      Object.values(TRANSITIONS).flatMap((t) => t.from.map((from: MessageStatus) => `${from}→${t.to}`)),
+    );
+    expect([...edges].sort()).toEqual([...expected].sort());
+  });
+
+  it('never leaves failed or recalled, and leaves sent only by a recall', () => {
+    for (const [name, t] of Object.entries(TRANSITIONS)) {
+      const from: readonly MessageStatus[] = t.from;
+      expect(from, name).not.toContain(STATUS.failed);
+      expect(from, name).not.toContain(STATUS.recalled);
+      if (from.includes(STATUS.sent)) expect(name).toBe('recall');
+    }
+  });
+
+  it.each(Object.keys(TRANSITIONS) as TransitionName[])(
+    '%s: applies from each listed status to its target, and from no other status',
+    (name) => {
+      const change = EXAMPLES[name];
+      expect(change).toMatchObject({ transition: name, ...TRANSITIONS[name], at: AT });
+      for (const status of ALL_STATUSES) {
+        const record = messageRecord({ status });
+        const after = applyChange(record, change);
+        if ((TRANSITIONS[name].from as readonly MessageStatus[]).includes(status)) {
+          expect(after?.status, `${name} from ${status}`).toBe(TRANSITIONS[name].to);
+          expect(after?.events?.at(-1)).toEqual(change.event);
+        } else {
+          expect(after, `${name} from ${status}`).toBeUndefined();
+        }
+      }
+    },
+  );
+
+  it('moves every sender outcome out of a status the sender still works on', () => {
+    for (const name of ['retry', 'die', 'defer', 'fail'] as const) {
+      expect([...TRANSITIONS[name].from].sort()).toEqual([STATUS.deferred, STATUS.queued]);
+      expect(TERMINAL_STATUSES.has(TRANSITIONS[name].to)).toBe(name === 'die' || name === 'fail');
+    }
+  });
+});
+
+describe('changes', () => {
+  it('counts an attempt for every sender outcome that called WeCom, and none for a deferral or a recall', () => {
+    expect(EXAMPLES.send.attemptsDelta).toBe(1);
+    expect(EXAMPLES.retry.attemptsDelta).toBe(1);
+    expect(EXAMPLES.die.attemptsDelta).toBe(1);
+    expect(EXAMPLES.fail.attemptsDelta).toBe(1);
+    expect(EXAMPLES.defer.attemptsDelta).toBeUndefined();
+    expect(EXAMPLES.recall.attemptsDelta).toBeUndefined();
+    expect(EXAMPLES.withdraw.attemptsDelta).toBeUndefined();
+  });
+
+  it('records proof of a missed attempt with its receive, and clears it after an unknown outcome', () => {
+    const proved = applyChange(messageRecord(), changes.retry(AT, attempt));
+    expect(proved).toMatchObject({ lastAttemptReachedWecom: false, notReachedAtReceive: 2 });
+    expect(proved).not.toHaveProperty('mayHaveReachedWecom');
+
+    const unknown = applyChange(
+      proved ?? messageRecord(),
+      changes.retry(AT, { ...attempt, reached: 'unknown' }),
+    );
+    expect(unknown).not.toHaveProperty('lastAttemptReachedWecom');
+    expect(unknown).not.toHaveProperty('notReachedAtReceive');
+    expect(unknown?.mayHaveReachedWecom).toBe(true);
+  });
+
+  it('keeps the sticky marker through a definite error and through a deferral', () => {
+    const earlier = { ...attempt, earlierMayHaveReached: true };
+    expect(changes.retry(AT, earlier).mayHaveReachedWecom).toBe(true);
+    expect(changes.defer(AT, 2, true, 'paused').mayHaveReachedWecom).toBe(true);
+    expect(changes.defer(AT, 2, false, 'paused')).not.toHaveProperty('mayHaveReachedWecom');
+    // A deferral proves its own receive missed WeCom: receive 0 of the new copy's generation.
+    expect(applyChange(messageRecord(), changes.defer(AT, 2, false, 'paused'))).toMatchObject({
+      status: STATUS.deferred,
+      generation: 2,
+      lastAttemptReachedWecom: false,
+      notReachedAtReceive: 0,
+    });
+  });
+
+  it('explains a withdrawn record with its reason', () => {
+    expect(changes.withdraw(AT, 'enqueue_failed')).toMatchObject({
+      error: { code: 'enqueue_failed', message: 'the queue was unavailable; the client was told to retry' },
+      event: { at: AT, type: 'failed', detail: 'enqueue_failed' },
+    });
+  });
+});
