@@ -1,3 +1,4 @@
+import { LIMITS } from './limits.js';
 import type { MessageRequest } from './types.js';
 
 /**
@@ -6,13 +7,15 @@ import type { MessageRequest } from './types.js';
  *
  * `enable_duplicate_check` is sent only when the client asked for it or the sender forces it for a
  * redelivery whose first attempt may have reached WeCom (SPEC §4): turning it on for every message
- * would make WeCom swallow legitimate repeats. Keys are always emitted in the same order, so a
- * retry produces byte-identical JSON — which is what WeCom's duplicate check compares
+ * would make WeCom swallow legitimate repeats. A forced check looks back as far as WeCom allows (4 h),
+ * unless the client asked for the check with its own interval. Keys are always emitted in the same
+ * order, so a retry produces byte-identical JSON — which is what WeCom's duplicate check compares
  * ("同样内容(请求json)的消息").
  *
  * @example
  * toWecomSendBody(req, 1000002, { forceDuplicateCheck: true });
- * // { touser: 'zhangsan|lisi', msgtype: 'text', agentid: 1000002, text: { content: '…' }, enable_duplicate_check: 1 }
+ * // { touser: 'zhangsan|lisi', msgtype: 'text', agentid: 1000002, text: { content: '…' },
+ * //   enable_duplicate_check: 1, duplicate_check_interval: 14400 }
  */
 export function toWecomSendBody(
   req: MessageRequest,
@@ -31,9 +34,12 @@ export function toWecomSendBody(
   const { safe, enable_id_trans, enable_duplicate_check, duplicate_check_interval } = req.options;
   if (safe !== undefined) body.safe = safe;
   if (enable_id_trans !== undefined) body.enable_id_trans = enable_id_trans;
-  if (opts.forceDuplicateCheck === true || enable_duplicate_check === 1) {
+  if (enable_duplicate_check === 1) {
     body.enable_duplicate_check = 1;
     if (duplicate_check_interval !== undefined) body.duplicate_check_interval = duplicate_check_interval;
+  } else if (opts.forceDuplicateCheck === true) {
+    body.enable_duplicate_check = 1;
+    body.duplicate_check_interval = LIMITS.options.maxDuplicateCheckIntervalSeconds;
   }
   return body;
 }

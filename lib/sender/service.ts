@@ -75,9 +75,6 @@ interface Sent {
  */
 const UNRECORDED_MIN_DELAY_SECONDS = 30;
 
-/** WeCom's duplicate check looks back at most 4 hours (duplicate_check_interval ≤ 14400 s). */
-const MAX_DUPLICATE_INTERVAL_SECONDS = 14_400;
-
 /**
  * Delivers one SQS batch. Records are handled concurrently; one bad record never fails the others. Returns the
  * SQS message ids to report as `batchItemFailures` (their visibility was already set to the retry delay).
@@ -188,10 +185,6 @@ async function processRecord(
 
   const demand = quotaDemand(msg, app);
   const body = toWecomSendBody(msg.request, app.agentId, { forceDuplicateCheck: duplicateCheck });
-  if (duplicateCheck && msg.request.options.enable_duplicate_check !== 1) {
-    // The longest look-back WeCom allows, and the same JSON on every retry (WeCom compares request JSON).
-    body.duplicate_check_interval = MAX_DUPLICATE_INTERVAL_SECONDS;
-  }
   let sent: { response: SendResponse } | { refused: Extract<QuotaDecision, { ok: false }> };
   try {
     // Token first, then quota: waiting for a token (another container refreshing) must not push the send past the

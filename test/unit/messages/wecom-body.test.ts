@@ -92,11 +92,26 @@ describe('toWecomSendBody', () => {
     });
   });
 
-  it('turns on the duplicate check when forced for a redelivery, with WeCom’s default interval', () => {
+  it('turns on the duplicate check when forced for a redelivery, looking back as far as WeCom allows', () => {
     const body = toWecomSendBody(expectValid(messageBody('text')), AGENT_ID, { forceDuplicateCheck: true });
 
     expect(body.enable_duplicate_check).toBe(1);
-    expect(body).not.toHaveProperty('duplicate_check_interval');
+    expect(body.duplicate_check_interval).toBe(14_400);
+  });
+
+  it('keeps the client’s own duplicate check and interval when a redelivery forces the check', () => {
+    const own = expectValid(
+      messageBody('text', { enable_duplicate_check: 1, duplicate_check_interval: 600 }),
+    );
+    const bare = expectValid(messageBody('text', { enable_duplicate_check: 1 }));
+
+    expect(toWecomSendBody(own, AGENT_ID, { forceDuplicateCheck: true })).toMatchObject({
+      enable_duplicate_check: 1,
+      duplicate_check_interval: 600,
+    });
+    expect(toWecomSendBody(bare, AGENT_ID, { forceDuplicateCheck: true })).not.toHaveProperty(
+      'duplicate_check_interval',
+    );
   });
 
   it('builds byte-identical JSON for the same request', () => {
