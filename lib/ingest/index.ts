@@ -1,15 +1,8 @@
+export { authorizeApp, requireScope } from './access.js';
 export { type Authenticator, authenticate, createAuthenticator, sha256Hex } from './auth.js';
-export {
-  type Accepted,
-  type BatchItemResult,
-  canonicalJson,
-  getMessage,
-  type IngestDeps,
-  MAX_BATCH_ITEMS,
-  type MessageStatusView,
-  newMessageId,
-  recallMessage,
-  requireScope,
-  submitBatch,
-  submitMessage,
-} from './service.js';
+export { canonicalJson } from './idempotency.js';
+export { newMessageId } from './ids.js';
+export { recallMessage } from './recall.js';
+export { MAX_BATCH_ITEMS, submitBatch, submitMessage } from './service.js';
+export { getMessage, type MessageStatusView } from './status.js';
+export type { Accepted, BatchItemResult, IngestDeps } from './types.js';

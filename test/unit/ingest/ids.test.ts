@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newMessageId } from '#lib/ingest/service.js';
+import { newMessageId } from '#lib/ingest/ids.js';
 
 describe('newMessageId', () => {
   it('makes distinct, time-ordered ULIDs with uniformly drawn random characters across pool refills', () => {
