@@ -9,4 +9,5 @@ export {
   type QuotaWindows,
   WECOM_WINDOWS,
 } from './quota.js';
-export { type IncomingRecord, processBatch, type SenderDeps } from './service.js';
+export { processBatch } from './service.js';
+export type { IncomingRecord, SenderDeps } from './types.js';

@@ -1,72 +1,19 @@
-import type { AppConfig, GatewayConfig } from '#lib/config/index.js';
+import type { AppConfig } from '#lib/config/index.js';
 import { countRecipients, toWecomSendBody } from '#lib/messages/index.js';
 import {
   changes,
   decodeQueuedMessage,
-  type FailedAttempt,
   mayHaveReachedWecomBefore,
   type QueuedMessage,
   receiptOf,
   sentRecord,
   TERMINAL_STATUSES,
 } from '#lib/model/index.js';
-import type { Logger, Metrics } from '#lib/observability/index.js';
-import type { MessageQueue } from '#lib/queue/index.js';
-import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
-import type { LaneName } from '#lib/resources/index.js';
-import type { MessageStore } from '#lib/store/index.js';
-import {
-  errcodeHint,
-  type SendResponse,
-  type TokenCache,
-  type WecomApi,
-  WecomApiError,
-  WecomError,
-  WecomTransportError,
-} from '#lib/wecom/index.js';
-import { DEFAULT_RETRY, fullJitterSeconds, type RetryPolicy } from './backoff.js';
-import type { PauseCache } from './pause.js';
-import type { QuotaDecision, QuotaDemand, QuotaGuard } from './quota.js';
-
-/** One SQS record, as the sender sees it (no Lambda types in lib/). */
-export interface IncomingRecord {
-  /** SQS message id: what `batchItemFailures` names. */
-  sqsMessageId: string;
-  receiptHandle: string;
-  body: string;
-  receiveCount: number;
-  lane: LaneName;
-}
-
-export interface SenderDeps {
-  config: GatewayConfig;
-  messages: MessageStore;
-  queue: MessageQueue;
-  tokens: TokenCache;
-  quota: QuotaGuard;
-  pauses: PauseCache;
-  wecom: Pick<WecomApi, 'send'>;
-  logger: Logger;
-  metrics: Metrics;
-  maxReceiveCount: number;
-  retry?: RetryPolicy;
-  /** Spreads deferred messages over this many seconds past the window start (WeCom: avoid :00 and :30). */
-  deferJitterSeconds?: number;
-  /** How long WeCom blocks an app after 45009 (a minute window: 60 s). */
-  rateLimitPauseMs?: number;
-  now?: () => number;
-  random?: () => number;
-}
-
-/** What became of one record: acknowledged (deleted from the queue) or left for a retry. */
-type Outcome = 'ack' | 'retry';
-
-interface Sent {
-  record: QueuedMessage;
-  response: SendResponse;
-  /** The SQS record it came in: retried as it is if recording `sent` fails. */
-  incoming: IncomingRecord;
-}
+import type { SendResponse } from '#lib/wecom/index.js';
+import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
+import { defer, fail, handleSendError, nowOf, refused, scheduleRetry } from './outcomes.js';
+import type { QuotaDecision, QuotaDemand } from './quota.js';
+import type { IncomingRecord, Outcome, SenderDeps, Sent } from './types.js';
 
 /**
  * A delivered message whose `sent` status could not be written comes back after at least this long (or the retry
@@ -236,153 +183,3 @@ function quotaDemand(msg: QueuedMessage, app: AppConfig): QuotaDemand {
     personTimes: countRecipients(msg.request),
   };
 }
-
-/** Over quota: wait for the window, or fail a message no window could ever hold. */
-async function refused(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
-  decision: Extract<QuotaDecision, { ok: false }>,
-): Promise<Outcome> {
-  if (Number.isFinite(decision.retryAtMs))
-    return defer(deps, r, msg, decision.retryAtMs, `quota ${decision.scope}`);
-  await fail(deps, msg, {
-    code: 'exceeds_quota',
-    message: `the message needs more ${decision.scope} quota than the app's configured limit allows in one window`,
-  });
-  return 'ack';
-}
-
-async function handleSendError(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
-  err: unknown,
-  log: Logger,
-): Promise<Outcome> {
-  if (err instanceof WecomApiError) {
-    switch (err.errclass) {
-      case 'rateLimited': {
-        deps.metrics.count('RateLimited');
-        const until = nowOf(deps) + (deps.rateLimitPauseMs ?? 60_000);
-        log.warn('WeCom rate limit (45009): pausing app', { untilMs: until });
-        await deps.pauses.pause(msg.app, until, `errcode ${err.errcode}`);
-        return defer(deps, r, msg, until, `WeCom 45009`);
-      }
-      case 'config':
-      case 'permanent': {
-        const hint = errcodeHint(err.errcode, err.errmsg);
-        await fail(deps, msg, {
-          code: err.errclass === 'config' ? 'wecom_config_error' : 'wecom_rejected',
-          message: hint ?? `WeCom rejected the message: ${err.errmsg}`,
-          wecom_errcode: err.errcode,
-        });
-        log.warn('WeCom rejected the message permanently', { errcode: err.errcode, errclass: err.errclass });
-        return 'ack';
-      }
-      default:
-        // retryable, or a token error that persisted after one refresh
-        return scheduleRetry(deps, r, msg, err);
-    }
-  }
-  // Not WeCom's answer nor its transport: e.g. DynamoDB failing under the token cache or the quota counters.
-  if (!(err instanceof WecomError)) log.error('unexpected error, message will be retried', { err });
-  return scheduleRetry(deps, r, msg, err);
-}
-
-/**
- * Retry through SQS: the message stays in the queue (reported as a batch item failure) and becomes visible after
- * a full-jitter backoff. On the last allowed receive it is marked `dead`, since SQS moves it to the DLQ next.
- */
-async function scheduleRetry(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage | undefined,
-  err: unknown,
-): Promise<Outcome> {
-  const at = new Date(nowOf(deps)).toISOString();
-  const reached =
-    err instanceof WecomTransportError ? err.reached : err instanceof WecomApiError ? 'no' : 'unknown';
-  const detail =
-    err instanceof WecomApiError
-      ? `errcode ${err.errcode}`
-      : err instanceof Error
-        ? `${(err as { code?: string }).code ?? err.name}`
-        : 'error';
-  if (msg) {
-    const last = r.receiveCount >= deps.maxReceiveCount;
-    const attempt: FailedAttempt = {
-      receive: r.receiveCount,
-      reached,
-      earlierMayHaveReached: msg.mayHaveReachedWecom === true,
-      detail,
-    };
-    const change = last
-      ? changes.die(at, attempt, {
-          code: 'retries_exhausted',
-          message: `gave up after ${r.receiveCount} attempts; last error: ${detail}`,
-          ...(err instanceof WecomApiError ? { wecom_errcode: err.errcode } : {}),
-        })
-      : changes.retry(at, attempt);
-    await deps.messages
-      .transition(msg.id, change)
-      .catch((e: unknown) => deps.logger.error('could not record the retry', { err: e, messageId: msg.id }));
-    deps.metrics.count(last ? 'Dead' : 'Retried');
-  }
-  const delay = fullJitterSeconds(r.receiveCount, deps.retry ?? DEFAULT_RETRY, deps.random);
-  await deps.queue
-    .retryAfter(r.lane, r.receiptHandle, delay)
-    .catch((e: unknown) =>
-      deps.logger.warn('could not set the retry delay; the queue default applies', { err: e }),
-    );
-  return 'retry';
-}
-
-/**
- * Wait for quota without touching the DLQ count: a fresh copy (generation + 1) is enqueued with a delay and the
- * received one acknowledged. The record's generation tells a stale copy (its delete failed) to stand down.
- */
-async function defer(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
-  retryAtMs: number,
-  reason: string,
-): Promise<Outcome> {
-  const now = nowOf(deps);
-  const jitter = (deps.random ?? Math.random)() * (deps.deferJitterSeconds ?? 3);
-  const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil((retryAtMs - now) / 1000 + jitter)));
-  const copy: QueuedMessage = { ...msg, generation: msg.generation + 1 };
-  try {
-    await deps.queue.enqueue(r.lane, copy, delaySeconds);
-  } catch (err) {
-    deps.logger.error('could not re-enqueue a deferred message; retrying it through SQS', {
-      err,
-      messageId: msg.id,
-    });
-    return scheduleRetry(deps, r, undefined, err);
-  }
-  const at = new Date(now).toISOString();
-  const change = changes.defer(
-    at,
-    copy.generation,
-    msg.mayHaveReachedWecom === true,
-    `${reason}; retry in ${delaySeconds}s`,
-  );
-  await deps.messages
-    .transition(msg.id, change)
-    .catch((err: unknown) => deps.logger.error('could not record the deferral', { err, messageId: msg.id }));
-  deps.metrics.count('Deferred');
-  return 'ack';
-}
-
-async function fail(
-  deps: SenderDeps,
-  msg: QueuedMessage,
-  error: { code: string; message: string; wecom_errcode?: number },
-): Promise<void> {
-  await deps.messages.transition(msg.id, changes.fail(new Date(nowOf(deps)).toISOString(), error));
-  deps.metrics.count('Failed');
-}
-
-const nowOf = (deps: SenderDeps): number => (deps.now ?? Date.now)();

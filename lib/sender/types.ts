@@ -1,0 +1,50 @@
+import type { GatewayConfig } from '#lib/config/index.js';
+import type { QueuedMessage } from '#lib/model/index.js';
+import type { Logger, Metrics } from '#lib/observability/index.js';
+import type { MessageQueue } from '#lib/queue/index.js';
+import type { LaneName } from '#lib/resources/index.js';
+import type { MessageStore } from '#lib/store/index.js';
+import type { SendResponse, TokenCache, WecomApi } from '#lib/wecom/index.js';
+import type { RetryPolicy } from './backoff.js';
+import type { PauseCache } from './pause.js';
+import type { QuotaGuard } from './quota.js';
+
+/** One SQS record, as the sender sees it (no Lambda types in lib/). */
+export interface IncomingRecord {
+  /** SQS message id: what `batchItemFailures` names. */
+  sqsMessageId: string;
+  receiptHandle: string;
+  body: string;
+  receiveCount: number;
+  lane: LaneName;
+}
+
+export interface SenderDeps {
+  config: GatewayConfig;
+  messages: MessageStore;
+  queue: MessageQueue;
+  tokens: TokenCache;
+  quota: QuotaGuard;
+  pauses: PauseCache;
+  wecom: Pick<WecomApi, 'send'>;
+  logger: Logger;
+  metrics: Metrics;
+  maxReceiveCount: number;
+  retry?: RetryPolicy;
+  /** Spreads deferred messages over this many seconds past the window start (WeCom: avoid :00 and :30). */
+  deferJitterSeconds?: number;
+  /** How long WeCom blocks an app after 45009 (a minute window: 60 s). */
+  rateLimitPauseMs?: number;
+  now?: () => number;
+  random?: () => number;
+}
+
+/** What became of one record: acknowledged (deleted from the queue) or left for a retry. */
+export type Outcome = 'ack' | 'retry';
+
+export interface Sent {
+  record: QueuedMessage;
+  response: SendResponse;
+  /** The SQS record it came in: retried as it is if recording `sent` fails. */
+  incoming: IncomingRecord;
+}
