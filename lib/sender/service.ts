@@ -9,6 +9,7 @@ import {
   sentRecord,
   TERMINAL_STATUSES,
 } from '#lib/model/index.js';
+import type { Logger } from '#lib/observability/index.js';
 import type { SendResponse } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { defer, fail, handleSendError, nowOf, refused, scheduleRetry } from './outcomes.js';
@@ -103,27 +104,8 @@ async function processRecord(
     return 'ack';
   }
 
-  // Redelivery: the only case that pays a read. A first delivery trusts its body (a deferred copy carries what the
-  // attempts before its deferral left unknown).
-  let duplicateCheck = msg.mayHaveReachedWecom === true;
-  if (r.receiveCount > 1) {
-    const stored = await deps.messages.get(msg.id);
-    if (!stored) {
-      log.warn('record gone (retention expired?); dropping redelivered message');
-      return 'ack';
-    }
-    if (TERMINAL_STATUSES.has(stored.status) || stored.generation > msg.generation) {
-      deps.metrics.count('DuplicateSuppressed');
-      log.info('already handled; acknowledged without calling WeCom', { status: stored.status });
-      return 'ack';
-    }
-    duplicateCheck = mayHaveReachedWecomBefore(stored, msg.generation, r.receiveCount);
-  } else if (msg.generation > 0 && !(await deps.messages.claimCopy(msg.id, msg.generation))) {
-    // Two copies of one deferral (an SDK retry of a SendMessage that had succeeded): only one may send.
-    deps.metrics.count('DuplicateSuppressed');
-    log.info('another copy of this deferral is already being handled; acknowledged');
-    return 'ack';
-  }
+  const duplicateCheck = await duplicateCheckFor(deps, r, msg, log);
+  if (duplicateCheck === 'ack') return 'ack';
 
   // From here on, `attempt` tells every outcome (retry, deferral) whether an earlier attempt may have reached WeCom.
   const attempt: QueuedMessage = duplicateCheck ? { ...msg, mayHaveReachedWecom: true } : msg;
@@ -146,23 +128,67 @@ async function processRecord(
     return handleSendError(deps, r, attempt, err, log);
   }
   if ('refused' in sent) return refused(deps, r, attempt, sent.refused);
-  const { response } = sent;
   deps.metrics.count('Sent');
+  log.info('sent', { msgid: sent.response.msgid, duplicateCheck });
   if (r.receiveCount === 1 && msg.generation === 0) {
-    firstDeliveries.push({ record: msg, response, incoming: r });
-  } else {
-    const at = new Date(nowOf(deps)).toISOString();
-    try {
-      await deps.messages.transition(msg.id, changes.send(at, receiptOf(response)));
-    } catch (err) {
-      // Sent but not recorded: SQS redelivers after the visibility timeout, the redelivery finds no proof that
-      // this attempt missed WeCom, and resends with WeCom's duplicate check on. Never marked dead for it.
-      log.error('sent, but recording it failed; redelivery will resend with duplicate check', { err });
-      return 'retry';
-    }
+    // First deliveries are recorded together, in one batch write (processBatch).
+    firstDeliveries.push({ record: msg, response: sent.response, incoming: r });
+    return 'ack';
   }
-  log.info('sent', { msgid: response.msgid, duplicateCheck });
-  return 'ack';
+  return recordSent(deps, msg, sent.response, log);
+}
+
+/** Records a redelivered or deferred message `sent`. */
+async function recordSent(
+  deps: SenderDeps,
+  msg: QueuedMessage,
+  response: SendResponse,
+  log: Logger,
+): Promise<Outcome> {
+  const at = new Date(nowOf(deps)).toISOString();
+  try {
+    await deps.messages.transition(msg.id, changes.send(at, receiptOf(response)));
+    return 'ack';
+  } catch (err) {
+    // Sent but not recorded: SQS redelivers after the visibility timeout, the redelivery finds no proof that
+    // this attempt missed WeCom, and resends with WeCom's duplicate check on. Never marked dead for it.
+    log.error('sent, but recording it failed; redelivery will resend with duplicate check', { err });
+    return 'retry';
+  }
+}
+
+/**
+ * Whether this delivery must go out with WeCom's duplicate check on, or `ack` when it must not go out at all: its
+ * message was already handled, or another copy of its deferral sends it. A redelivery is the only case that pays a
+ * read (the record's redelivery proof, lib/model `mayHaveReachedWecomBefore`); a first delivery trusts its body (a
+ * deferred copy carries what the attempts before its deferral left unknown).
+ */
+async function duplicateCheckFor(
+  deps: SenderDeps,
+  r: IncomingRecord,
+  msg: QueuedMessage,
+  log: Logger,
+): Promise<boolean | 'ack'> {
+  if (r.receiveCount > 1) {
+    const stored = await deps.messages.get(msg.id);
+    if (!stored) {
+      log.warn('record gone (retention expired?); dropping redelivered message');
+      return 'ack';
+    }
+    if (TERMINAL_STATUSES.has(stored.status) || stored.generation > msg.generation) {
+      deps.metrics.count('DuplicateSuppressed');
+      log.info('already handled; acknowledged without calling WeCom', { status: stored.status });
+      return 'ack';
+    }
+    return mayHaveReachedWecomBefore(stored, msg.generation, r.receiveCount);
+  }
+  if (msg.generation > 0 && !(await deps.messages.claimCopy(msg.id, msg.generation))) {
+    // Two copies of one deferral (an SDK retry of a SendMessage that had succeeded): only one may send.
+    deps.metrics.count('DuplicateSuppressed');
+    log.info('another copy of this deferral is already being handled; acknowledged');
+    return 'ack';
+  }
+  return msg.mayHaveReachedWecom === true;
 }
 
 /**
