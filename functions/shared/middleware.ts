@@ -1,9 +1,9 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { isAwsUnavailable } from '#lib/aws/index.js';
 import {
   BadRequestError,
   HttpError,
-  isAwsUnavailable,
   PayloadTooLargeError,
   toErrorResponse,
   UnsupportedMediaTypeError,

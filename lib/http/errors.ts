@@ -1,3 +1,5 @@
+import { isAwsUnavailable } from '#lib/aws/index.js';
+
 /** Errors with an HTTP meaning. Mapped to responses in exactly one place: {@link toErrorResponse}. */
 export class HttpError extends Error {
   override readonly name: string = 'HttpError';
@@ -82,29 +84,6 @@ export interface ErrorBody {
   code: string;
   message: string;
   details: readonly unknown[];
-}
-
-/** AWS error names that mean "slow down" (DynamoDB, SQS, Secrets Manager). */
-const AWS_THROTTLING = new Set([
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'TooManyRequestsException',
-]);
-
-/**
- * True for an AWS SDK error (it carries `$metadata`) that means the service could not be reached, failed on its
- * side or throttled — what is left after the SDK's own retries during an outage. Not for errors the request
- * itself caused (validation, conditional checks, missing resources: `$fault: 'client'` with an HTTP answer).
- */
-export function isAwsUnavailable(err: unknown): boolean {
-  if (!(err instanceof Error) || !('$metadata' in err)) return false;
-  const e = err as Error & { $fault?: string; $metadata: { httpStatusCode?: number } };
-  if (e.$fault === 'server' || AWS_THROTTLING.has(e.name)) return true;
-  // No HTTP answer at all: refused, reset or timed out on the way.
-  return e.$metadata.httpStatusCode === undefined;
 }
 
 const AWS_UNAVAILABLE = new ServiceUnavailableError(

@@ -5,7 +5,6 @@ export {
   ForbiddenError,
   HttpError,
   type HttpResponse,
-  isAwsUnavailable,
   json,
   NotFoundError,
   PayloadTooLargeError,

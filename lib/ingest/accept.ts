@@ -1,3 +1,4 @@
+import { isConditionFailed } from '#lib/aws/index.js';
 import type { ApiKeyConfig } from '#lib/config/index.js';
 import type { MessageRequest } from '#lib/messages/index.js';
 import {
@@ -7,7 +8,6 @@ import {
   toQueuedMessage,
   type WithdrawReason,
 } from '#lib/model/index.js';
-import { isConditionFailed } from '#lib/store/index.js';
 import type { Accepted, IngestDeps } from './types.js';
 
 /** The error code of a record whose enqueue failed (the client was answered 503). */

@@ -21,7 +21,3 @@ export function createDocumentClient(
 }
 
 export type DocClient = Pick<DynamoDBDocumentClient, 'send'>;
-
-/** True for the SDK's ConditionalCheckFailedException, without importing the class into every adapter. */
-export const isConditionFailed = (err: unknown): boolean =>
-  err instanceof Error && err.name === 'ConditionalCheckFailedException';

@@ -1,4 +1,4 @@
-export { createDocumentClient, type DocClient, isConditionFailed } from './client.js';
+export { createDocumentClient, type DocClient } from './client.js';
 export {
   type ClaimResult,
   DynamoIdempotencyStore,

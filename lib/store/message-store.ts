@@ -1,11 +1,12 @@
 import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailed } from '#lib/aws/index.js';
 import {
   type MessageEvent,
   type MessageRecord,
   PENDING_STATUSES,
   type StatusChange,
 } from '#lib/model/index.js';
-import { type DocClient, isConditionFailed } from './client.js';
+import type { DocClient } from './client.js';
 import { isExpired, keys } from './keys.js';
 
 /** Port: where message records live. */

@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type DocClient, isConditionFailed } from './client.js';
+import { isConditionFailed } from '#lib/aws/index.js';
+import type { DocClient } from './client.js';
 import { epochSeconds, isExpired, keys } from './keys.js';
 
 export type MemberVerdict = 'ok' | 'minute' | 'hour';

@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailed } from '#lib/aws/index.js';
 import type { StoredToken, TokenStore } from '#lib/wecom/index.js';
-import { type DocClient, isConditionFailed } from './client.js';
+import type { DocClient } from './client.js';
 import { epochSeconds, isExpired, keys } from './keys.js';
 
 export class DynamoTokenStore implements TokenStore {

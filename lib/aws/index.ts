@@ -1,0 +1,1 @@
+export { isAwsUnavailable, isConditionFailed } from './errors.js';
