@@ -1,9 +1,9 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { isAwsUnavailable } from '#lib/aws/index.js';
 import {
   BadRequestError,
   HttpError,
+  isServiceUnavailable,
   PayloadTooLargeError,
   toErrorResponse,
   UnsupportedMediaTypeError,
@@ -22,7 +22,7 @@ export const httpErrors = (logger: Logger): HttpMiddleware => ({
   onError: async (request) => {
     const err = request.error;
     if (!(err instanceof HttpError)) {
-      logger.error(isAwsUnavailable(err) ? 'AWS service unavailable (answered 503)' : 'unhandled error', {
+      logger.error(isServiceUnavailable(err) ? 'AWS service unavailable (answered 503)' : 'unhandled error', {
         err,
         routeKey: request.event.routeKey,
         requestId: request.context.awsRequestId,

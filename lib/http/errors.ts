@@ -1,5 +1,3 @@
-import { isAwsUnavailable } from '#lib/aws/index.js';
-
 /** Errors with an HTTP meaning. Mapped to responses in exactly one place: {@link toErrorResponse}. */
 export class HttpError extends Error {
   override readonly name: string = 'HttpError';
@@ -86,13 +84,22 @@ export interface ErrorBody {
   details: readonly unknown[];
 }
 
+/**
+ * True for the errors the store and queue adapters raise when DynamoDB or SQS cannot be reached, fail on their side
+ * or throttle (after the SDK's retries): the request can be retried as it is.
+ */
+export const isServiceUnavailable = (err: unknown): boolean =>
+  err instanceof Error &&
+  'code' in err &&
+  (err.code === 'store_unavailable' || err.code === 'queue_unavailable');
+
 const AWS_UNAVAILABLE = new ServiceUnavailableError(
   'a storage or queue service is unavailable right now; nothing was changed, retry',
 );
 
 /** The HTTP meaning of an error: itself when known, a 503 for an unavailable AWS service, else none (a 500). */
 const asHttpError = (err: unknown): HttpError | undefined =>
-  err instanceof HttpError ? err : isAwsUnavailable(err) ? AWS_UNAVAILABLE : undefined;
+  err instanceof HttpError ? err : isServiceUnavailable(err) ? AWS_UNAVAILABLE : undefined;
 
 /** The `error` object for a known error; anything else becomes the generic internal error. */
 export const toErrorBody = (err: unknown): ErrorBody => {

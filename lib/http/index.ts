@@ -5,6 +5,7 @@ export {
   ForbiddenError,
   HttpError,
   type HttpResponse,
+  isServiceUnavailable,
   json,
   NotFoundError,
   PayloadTooLargeError,

@@ -1,4 +1,3 @@
-import { isConditionFailed } from '#lib/aws/index.js';
 import type { ApiKeyConfig } from '#lib/config/index.js';
 import type { MessageRequest } from '#lib/messages/index.js';
 import {
@@ -22,12 +21,11 @@ async function storeRecords(
   if (mode === 'single') {
     return Promise.all(
       records.map((r) =>
+        // `exists` counts as stored: the id is fresh, so the SDK retried a write whose first answer was lost
+        // (e.g. DynamoDB restarting), and the record there is ours.
         deps.messages.create(r).then(
           () => true,
           (err: unknown) => {
-            // The id is fresh, so "already exists" means the SDK retried a write whose first answer was lost
-            // (e.g. DynamoDB restarting): our record is stored.
-            if (isConditionFailed(err)) return true;
             deps.logger.error('could not store message record', { err, messageId: r.id });
             return false;
           },

@@ -4,8 +4,10 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { isAwsUnavailable } from '#lib/aws/index.js';
 import { encodeQueuedMessage, type QueuedMessage } from '#lib/model/index.js';
 import type { LaneName } from '#lib/resources/index.js';
+import { QueueUnavailableError } from './errors.js';
 import { MAX_DELAY_SECONDS, type MessageQueue } from './message-queue.js';
 
 /** SQS allows VisibilityTimeout up to 12 h. */
@@ -19,11 +21,23 @@ export const createSqsClient = (appId: string): SQSClient =>
     requestHandler: { connectionTimeout: 3_000, requestTimeout: 5_000 },
   });
 
+/**
+ * The lanes on SQS. An SDK error that means SQS is unavailable arrives as the port's QueueUnavailableError, so
+ * nothing above this adapter sees an SDK error.
+ */
 export class SqsMessageQueue implements MessageQueue {
+  private readonly sqs: Pick<SQSClient, 'send'>;
+
   constructor(
-    private readonly sqs: Pick<SQSClient, 'send'>,
+    sqs: Pick<SQSClient, 'send'>,
     private readonly urls: Readonly<Record<LaneName, string>>,
-  ) {}
+  ) {
+    const send = (command: Parameters<SQSClient['send']>[0]) =>
+      sqs.send(command).catch((err: unknown) => {
+        throw isAwsUnavailable(err) ? new QueueUnavailableError({ cause: err }) : err;
+      });
+    this.sqs = { send: send as SQSClient['send'] };
+  }
 
   async enqueue(lane: LaneName, message: QueuedMessage, delaySeconds = 0): Promise<void> {
     await this.sqs.send(

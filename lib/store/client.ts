@@ -1,5 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isAwsUnavailable, isConditionFailed } from '#lib/aws/index.js';
+import { StoreUnavailableError } from './errors.js';
 
 /**
  * One document client per container. The endpoint comes from the standard AWS_ENDPOINT_URL_DYNAMODB variable
@@ -21,3 +23,30 @@ export function createDocumentClient(
 }
 
 export type DocClient = Pick<DynamoDBDocumentClient, 'send'>;
+
+/**
+ * The client as the adapters use it: an SDK error that means DynamoDB is unavailable arrives as the port's
+ * StoreUnavailableError, so nothing above the adapters sees an SDK error. A failed condition passes through, for
+ * {@link conditionalWrite}.
+ */
+export function portClient(db: DocClient): DocClient {
+  const send = (command: Parameters<DocClient['send']>[0]) =>
+    db.send(command).catch((err: unknown) => {
+      throw isAwsUnavailable(err) ? new StoreUnavailableError({ cause: err }) : err;
+    });
+  return { send: send as DocClient['send'] };
+}
+
+/**
+ * Runs a conditional write: its output, or undefined when its condition did not hold (then nothing was written).
+ *
+ * @example const applied = (await conditionalWrite(db.send(new PutCommand({ …, ConditionExpression })))) !== undefined;
+ */
+export async function conditionalWrite<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (err) {
+    if (isConditionFailed(err)) return undefined;
+    throw err;
+  }
+}

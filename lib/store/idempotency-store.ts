@@ -1,6 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailed } from '#lib/aws/index.js';
-import type { DocClient } from './client.js';
+import { conditionalWrite, type DocClient, portClient } from './client.js';
 import { epochSeconds, isExpired, keys } from './keys.js';
 
 export interface IdempotencyEntry {
@@ -27,11 +26,15 @@ export interface IdempotencyStore {
 }
 
 export class DynamoIdempotencyStore implements IdempotencyStore {
+  private readonly db: DocClient;
+
   constructor(
-    private readonly db: DocClient,
+    db: DocClient,
     private readonly tableName: string,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.db = portClient(db);
+  }
 
   async claim(
     apiKey: string,
@@ -42,19 +45,17 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
   ): Promise<ClaimResult> {
     const now = this.now();
     const key = keys.idempotency(apiKey, keyHash);
-    try {
-      await this.db.send(
+    const written = await conditionalWrite(
+      this.db.send(
         new PutCommand({
           TableName: this.tableName,
           Item: { ...key, ...entry, expiresAt: epochSeconds(now + ttlMs) },
           ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
           ExpressionAttributeValues: { ':now': epochSeconds(now) },
         }),
-      );
-      return { claimed: true };
-    } catch (err) {
-      if (!isConditionFailed(err)) throw err;
-    }
+      ),
+    );
+    if (written) return { claimed: true };
     const existing = await this.read(apiKey, keyHash);
     // Deleted or expired between the two calls: claim again, a bounded number of times.
     if (!existing) {
@@ -82,8 +83,9 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
   }
 
   async markAccepted(apiKey: string, keyHash: string, messageId: string): Promise<void> {
-    await this.db
-      .send(
+    // Released or taken over meanwhile: nothing of ours to mark.
+    await conditionalWrite(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.idempotency(apiKey, keyHash),
@@ -91,25 +93,20 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
           ConditionExpression: 'messageId = :id',
           ExpressionAttributeValues: { ':id': messageId, ':yes': true },
         }),
-      )
-      .catch((err: unknown) => {
-        // Released or taken over meanwhile: nothing of ours to mark.
-        if (!isConditionFailed(err)) throw err;
-      });
+      ),
+    );
   }
 
   async release(apiKey: string, keyHash: string, messageId: string): Promise<void> {
-    await this.db
-      .send(
+    await conditionalWrite(
+      this.db.send(
         new DeleteCommand({
           TableName: this.tableName,
           Key: keys.idempotency(apiKey, keyHash),
           ConditionExpression: 'messageId = :id',
           ExpressionAttributeValues: { ':id': messageId },
         }),
-      )
-      .catch((err: unknown) => {
-        if (!isConditionFailed(err)) throw err;
-      });
+      ),
+    );
   }
 }

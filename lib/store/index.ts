@@ -1,4 +1,5 @@
 export { createDocumentClient, type DocClient } from './client.js';
+export { StoreError, StoreUnavailableError } from './errors.js';
 export {
   type ClaimResult,
   DynamoIdempotencyStore,

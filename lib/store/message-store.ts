@@ -1,17 +1,17 @@
 import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailed } from '#lib/aws/index.js';
 import {
   type MessageEvent,
   type MessageRecord,
   PENDING_STATUSES,
   type StatusChange,
 } from '#lib/model/index.js';
-import type { DocClient } from './client.js';
+import { conditionalWrite, type DocClient, portClient } from './client.js';
 import { isExpired, keys } from './keys.js';
 
 /** Port: where message records live. */
 export interface MessageStore {
-  create(record: MessageRecord): Promise<void>;
+  /** Writes a new record; `exists` when a record with its id is stored already (then nothing is written). */
+  create(record: MessageRecord): Promise<'created' | 'exists'>;
   /**
    * Creates new records (fresh ids) in one BatchWriteItem per 25 — a batch POST's records in 4 requests instead
    * of 100. Unconditional: BatchWriteItem has no conditions, and a new ULID cannot collide with a stored one.
@@ -46,20 +46,27 @@ const stripKeys = (item: Record<string, unknown>): MessageRecord => {
 };
 
 export class DynamoMessageStore implements MessageStore {
+  private readonly db: DocClient;
+
   constructor(
-    private readonly db: DocClient,
+    db: DocClient,
     private readonly tableName: string,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.db = portClient(db);
+  }
 
-  async create(record: MessageRecord): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...keys.message(record.id), ...record },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
+  async create(record: MessageRecord): Promise<'created' | 'exists'> {
+    const written = await conditionalWrite(
+      this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...keys.message(record.id), ...record },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      ),
     );
+    return written ? 'created' : 'exists';
   }
 
   async get(id: string): Promise<MessageRecord | undefined> {
@@ -108,8 +115,8 @@ export class DynamoMessageStore implements MessageStore {
     // Only while the message may still be sent.
     const pendingValues = Object.fromEntries(PENDING_STATUSES.map((s, i) => [`:pending${i}`, s]));
     const pending = Object.keys(pendingValues);
-    try {
-      await this.db.send(
+    const written = await conditionalWrite(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.message(id),
@@ -118,12 +125,9 @@ export class DynamoMessageStore implements MessageStore {
           ExpressionAttributeNames: { '#claimed': 'claimedGeneration', '#status': 'status' },
           ExpressionAttributeValues: { ':g': generation, ...pendingValues },
         }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailed(err)) return false;
-      throw err;
-    }
+      ),
+    );
+    return written !== undefined;
   }
 
   async transition(id: string, c: StatusChange): Promise<boolean> {
@@ -179,8 +183,8 @@ export class DynamoMessageStore implements MessageStore {
     ]
       .filter(Boolean)
       .join(' ');
-    try {
-      await this.db.send(
+    const written = await conditionalWrite(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.message(id),
@@ -189,12 +193,9 @@ export class DynamoMessageStore implements MessageStore {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailed(err)) return false;
-      throw err;
-    }
+      ),
+    );
+    return written !== undefined;
   }
 }
 

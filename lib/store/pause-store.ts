@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { DocClient } from './client.js';
+import { type DocClient, portClient } from './client.js';
 import { epochSeconds, isExpired, keys } from './keys.js';
 
 /** Port: "WeCom answered 45009 for this app: send nothing until `untilMs`", shared by all sender containers. */
@@ -9,11 +9,15 @@ export interface PauseStore {
 }
 
 export class DynamoPauseStore implements PauseStore {
+  private readonly db: DocClient;
+
   constructor(
-    private readonly db: DocClient,
+    db: DocClient,
     private readonly tableName: string,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.db = portClient(db);
+  }
 
   async pause(app: string, untilMs: number, reason: string): Promise<void> {
     await this.db.send(

@@ -1,6 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailed } from '#lib/aws/index.js';
-import type { DocClient } from './client.js';
+import { conditionalWrite, type DocClient, portClient } from './client.js';
 import { epochSeconds, isExpired, keys } from './keys.js';
 
 export type MemberVerdict = 'ok' | 'minute' | 'hour';
@@ -37,12 +36,16 @@ export interface QuotaStore {
 export type QuotaUsageListener = (app: string, scope: string, used: number, limit: number) => void;
 
 export class DynamoQuotaStore implements QuotaStore {
+  private readonly db: DocClient;
+
   constructor(
-    private readonly db: DocClient,
+    db: DocClient,
     private readonly tableName: string,
     private readonly now: () => number = Date.now,
     private readonly onUsage?: QuotaUsageListener,
-  ) {}
+  ) {
+    this.db = portClient(db);
+  }
 
   async reserve(
     app: string,
@@ -53,8 +56,8 @@ export class DynamoQuotaStore implements QuotaStore {
     expiresAtMs: number,
   ) {
     if (amount > limit) return false;
-    try {
-      const out = await this.db.send(
+    const out = await conditionalWrite(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.quota(app, scope, window),
@@ -69,20 +72,18 @@ export class DynamoQuotaStore implements QuotaStore {
           // The new count comes back with the write at no extra cost: it feeds the utilisation metric.
           ReturnValues: 'UPDATED_NEW',
         }),
-      );
-      const used = Number(out.Attributes?.used);
-      if (this.onUsage && Number.isFinite(used)) this.onUsage(app, scope, used, limit);
-      return true;
-    } catch (err) {
-      if (isConditionFailed(err)) return false;
-      throw err;
-    }
+      ),
+    );
+    if (!out) return false;
+    const used = Number(out.Attributes?.used);
+    if (this.onUsage && Number.isFinite(used)) this.onUsage(app, scope, used, limit);
+    return true;
   }
 
   async release(app: string, scope: string, window: number, amount: number): Promise<void> {
     if (amount <= 0) return;
-    await this.db
-      .send(
+    await conditionalWrite(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.quota(app, scope, window),
@@ -91,10 +92,8 @@ export class DynamoQuotaStore implements QuotaStore {
           ExpressionAttributeNames: { '#c': 'used' },
           ExpressionAttributeValues: { ':n': -amount },
         }),
-      )
-      .catch((err: unknown) => {
-        if (!isConditionFailed(err)) throw err;
-      });
+      ),
+    );
   }
 
   async reserveMember(
@@ -106,8 +105,8 @@ export class DynamoQuotaStore implements QuotaStore {
     expiresAtMs: number,
   ): Promise<MemberVerdict> {
     const key = keys.memberQuota(app, userId, hour);
-    try {
-      await this.db.send(
+    const written = await conditionalWrite(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: key,
@@ -122,11 +121,9 @@ export class DynamoQuotaStore implements QuotaStore {
             ':exp': epochSeconds(expiresAtMs),
           },
         }),
-      );
-      return 'ok';
-    } catch (err) {
-      if (!isConditionFailed(err)) throw err;
-    }
+      ),
+    );
+    if (written) return 'ok';
     // Rare path (over quota): one read tells which window is full, so the deferral waits just long enough.
     const out = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
@@ -137,8 +134,8 @@ export class DynamoQuotaStore implements QuotaStore {
   }
 
   async releaseMember(app: string, userId: string, hour: number, minuteOfHour: number): Promise<void> {
-    await this.db
-      .send(
+    await conditionalWrite(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.memberQuota(app, userId, hour),
@@ -147,9 +144,7 @@ export class DynamoQuotaStore implements QuotaStore {
           ExpressionAttributeNames: { '#h': 'hour', '#m': `m${minuteOfHour}` },
           ExpressionAttributeValues: { ':minus': -1 },
         }),
-      )
-      .catch((err: unknown) => {
-        if (!isConditionFailed(err)) throw err;
-      });
+      ),
+    );
   }
 }

@@ -1,15 +1,18 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailed } from '#lib/aws/index.js';
 import type { StoredToken, TokenStore } from '#lib/wecom/index.js';
-import type { DocClient } from './client.js';
+import { conditionalWrite, type DocClient, portClient } from './client.js';
 import { epochSeconds, isExpired, keys } from './keys.js';
 
 export class DynamoTokenStore implements TokenStore {
+  private readonly db: DocClient;
+
   constructor(
-    private readonly db: DocClient,
+    db: DocClient,
     private readonly tableName: string,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.db = portClient(db);
+  }
 
   async get(corpId: string, agentId: number): Promise<StoredToken | undefined> {
     const out = await this.db.send(
@@ -34,8 +37,9 @@ export class DynamoTokenStore implements TokenStore {
   }
 
   async invalidate(corpId: string, agentId: number, token: string): Promise<void> {
-    try {
-      await this.db.send(
+    // A newer token (another holder refreshed meanwhile) stays.
+    await conditionalWrite(
+      this.db.send(
         new DeleteCommand({
           TableName: this.tableName,
           Key: keys.token(corpId, agentId),
@@ -43,16 +47,14 @@ export class DynamoTokenStore implements TokenStore {
           ExpressionAttributeNames: { '#token': 'token' },
           ExpressionAttributeValues: { ':token': token },
         }),
-      );
-    } catch (err) {
-      if (!isConditionFailed(err)) throw err;
-    }
+      ),
+    );
   }
 
   async acquireLock(corpId: string, agentId: number, owner: string, leaseMs: number): Promise<boolean> {
     const now = this.now();
-    try {
-      await this.db.send(
+    const written = await conditionalWrite(
+      this.db.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -64,17 +66,15 @@ export class DynamoTokenStore implements TokenStore {
           ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
           ExpressionAttributeValues: { ':now': now },
         }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailed(err)) return false;
-      throw err;
-    }
+      ),
+    );
+    return written !== undefined;
   }
 
   async releaseLock(corpId: string, agentId: number, owner: string): Promise<void> {
-    try {
-      await this.db.send(
+    // Another holder's lock (ours ran out) stays.
+    await conditionalWrite(
+      this.db.send(
         new DeleteCommand({
           TableName: this.tableName,
           Key: keys.tokenLock(corpId, agentId),
@@ -82,9 +82,7 @@ export class DynamoTokenStore implements TokenStore {
           ExpressionAttributeNames: { '#owner': 'owner' },
           ExpressionAttributeValues: { ':owner': owner },
         }),
-      );
-    } catch (err) {
-      if (!isConditionFailed(err)) throw err;
-    }
+      ),
+    );
   }
 }

@@ -5,28 +5,33 @@ import { type IngestDeps, sha256Hex } from '#lib/ingest/index.js';
 import { applyChange, type MessageRecord, type QueuedMessage, type StatusChange } from '#lib/model/index.js';
 import type { UrlGuard } from '#lib/net/index.js';
 import { createLogger, Metrics } from '#lib/observability/index.js';
-import type { MessageQueue } from '#lib/queue/index.js';
+import { type MessageQueue, QueueUnavailableError } from '#lib/queue/index.js';
 import type { LaneName } from '#lib/resources/index.js';
-import type { ClaimResult, IdempotencyEntry, IdempotencyStore, MessageStore } from '#lib/store/index.js';
+import {
+  type ClaimResult,
+  type IdempotencyEntry,
+  type IdempotencyStore,
+  type MessageStore,
+  StoreUnavailableError,
+} from '#lib/store/index.js';
 import { TokenCache, type WecomApi } from '#lib/wecom/index.js';
 import { InMemoryTokenStore } from './unit-token-store.js';
+
+/** What a store adapter throws while DynamoDB is down. */
+export const storeDown = () => new StoreUnavailableError({ cause: new Error('dynamo down') });
 
 /** In-memory doubles of the ingest ports, recording every call (unit tests never touch the network). */
 export class FakeMessageStore implements MessageStore {
   readonly records = new Map<string, MessageRecord>();
   readonly calls: string[] = [];
   failCreate = false;
-  /** create stores the record, then answers as DynamoDB does to the SDK's retry of a write whose answer was lost. */
+  /** create stores the record, then answers as the store does to the SDK's retry of a write whose answer was lost. */
   createAnswerLost = false;
   async create(record: MessageRecord) {
     this.calls.push('create');
-    if (this.failCreate) throw new Error('dynamo down');
+    if (this.failCreate) throw storeDown();
     this.records.set(record.id, structuredClone(record));
-    if (this.createAnswerLost) {
-      throw Object.assign(new Error('The conditional request failed'), {
-        name: 'ConditionalCheckFailedException',
-      });
-    }
+    return this.createAnswerLost ? 'exists' : 'created';
   }
   /** createBatch reports this many leading records as not written (DynamoDB's UnprocessedItems, exhausted). */
   unwrittenInBatch = 0;
@@ -34,7 +39,7 @@ export class FakeMessageStore implements MessageStore {
   unwrittenStoredAnyway = false;
   async createBatch(records: MessageRecord[]): Promise<string[]> {
     this.calls.push(`createBatch:${records.length}`);
-    if (this.failCreate) throw new Error('dynamo down');
+    if (this.failCreate) throw storeDown();
     const unwritten = records.slice(0, this.unwrittenInBatch);
     const stored = this.unwrittenStoredAnyway ? records : records.slice(this.unwrittenInBatch);
     for (const r of stored) this.records.set(r.id, structuredClone(r));
@@ -65,7 +70,7 @@ export class FakeQueue implements MessageQueue {
   fail = false;
   async enqueue(lane: LaneName, message: QueuedMessage) {
     this.calls.push(`enqueue:${lane}`);
-    if (this.fail) throw new Error('sqs down');
+    if (this.fail) throw new QueueUnavailableError({ cause: new Error('sqs down') });
     this.sent.push({ lane, message });
   }
   async enqueueBatch(lane: LaneName, messages: QueuedMessage[]) {
@@ -100,7 +105,7 @@ export class FakeIdempotencyStore implements IdempotencyStore {
   failMarkAccepted = false;
   async markAccepted(apiKey: string, keyHash: string, messageId: string) {
     this.calls.push('markAccepted');
-    if (this.failMarkAccepted) throw new Error('dynamo down');
+    if (this.failMarkAccepted) throw storeDown();
     const e = this.entries.get(`${apiKey}#${keyHash}`);
     if (e?.messageId === messageId) e.accepted = true;
   }
@@ -108,7 +113,7 @@ export class FakeIdempotencyStore implements IdempotencyStore {
   failRelease = false;
   async release(apiKey: string, keyHash: string, messageId: string) {
     this.calls.push('release');
-    if (this.failRelease) throw new Error('dynamo down');
+    if (this.failRelease) throw storeDown();
     if (this.entries.get(`${apiKey}#${keyHash}`)?.messageId === messageId)
       this.entries.delete(`${apiKey}#${keyHash}`);
   }

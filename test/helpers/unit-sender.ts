@@ -20,7 +20,7 @@ import {
   type SenderDeps,
   WECOM_WINDOWS,
 } from '#lib/sender/index.js';
-import type { MessageStore } from '#lib/store/index.js';
+import { type MessageStore, StoreUnavailableError } from '#lib/store/index.js';
 import { type SendResponse, TokenCache, type WecomApi } from '#lib/wecom/index.js';
 import { InMemoryQuotaStore } from './unit-quota-store.js';
 import { InMemoryTokenStore } from './unit-token-store.js';
@@ -30,7 +30,9 @@ export class FakeSenderStore implements MessageStore {
   readonly records = new Map<string, MessageRecord>();
   failTransitionsTo = new Set<string>();
   async create(r: MessageRecord) {
+    if (this.records.has(r.id)) return 'exists' as const;
     this.records.set(r.id, structuredClone(r));
+    return 'created' as const;
   }
   async createBatch(records: MessageRecord[]) {
     for (const r of records) this.records.set(r.id, structuredClone(r));
@@ -43,7 +45,8 @@ export class FakeSenderStore implements MessageStore {
   /** putSentBatch throws (DynamoDB unavailable). */
   failPutSent = false;
   async putSentBatch(records: MessageRecord[]) {
-    if (this.failPutSent) throw new Error('DynamoDB unavailable (batch write)');
+    if (this.failPutSent)
+      throw new StoreUnavailableError({ cause: new Error('DynamoDB unavailable (batch write)') });
     for (const r of records) this.records.set(r.id, structuredClone(r));
     return [];
   }
@@ -55,7 +58,8 @@ export class FakeSenderStore implements MessageStore {
     return true;
   }
   async transition(id: string, c: StatusChange) {
-    if (this.failTransitionsTo.has(c.to)) throw new Error(`DynamoDB unavailable (transition to ${c.to})`);
+    if (this.failTransitionsTo.has(c.to))
+      throw new StoreUnavailableError({ cause: new Error(`transition to ${c.to}`) });
     const r = this.records.get(id);
     const changed = r && applyChange(r, c);
     if (changed) this.records.set(id, changed);

@@ -4,7 +4,7 @@ import { createIngestHandler, wrapIngestHandler } from '#functions/ingest/app.js
 import type { ApiKeyConfig } from '#lib/config/index.js';
 import { authenticate, createAuthenticator } from '#lib/ingest/index.js';
 import { buildHttpApiEvent, buildLambdaContext } from '#local/events/index.js';
-import { fakeConfig, fakeIngest, OPS_KEY } from '#test/helpers/ingest-fakes.js';
+import { fakeConfig, fakeIngest, OPS_KEY, storeDown } from '#test/helpers/ingest-fakes.js';
 import { messageBody } from '#test/helpers/messages-factories.js';
 
 const context: Context = buildLambdaContext({ functionName: 'ingest', memoryMb: 512, timeoutSeconds: 10 });
@@ -100,31 +100,10 @@ describe('ingest handler with its middleware chain', () => {
     expect(f.logs.join('\n')).toContain('secret internals');
   });
 
-  it.each([
-    [
-      'refused (no HTTP answer)',
-      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', $metadata: { attempts: 3 } }),
-    ],
-    [
-      'a server-side failure',
-      Object.assign(new Error('Unknown'), {
-        name: 'Unknown',
-        $fault: 'server',
-        $metadata: { httpStatusCode: 502 },
-      }),
-    ],
-    [
-      'throttling',
-      Object.assign(new Error('slow down'), {
-        name: 'ProvisionedThroughputExceededException',
-        $fault: 'client',
-        $metadata: { httpStatusCode: 400 },
-      }),
-    ],
-  ])('answers 503 with Retry-After when DynamoDB is unavailable: %s', async (_, awsError) => {
+  it('answers 503 with Retry-After when the store reports DynamoDB unavailable, and logs it', async () => {
     const f = fakeIngest();
     f.deps.messages.get = async () => {
-      throw awsError;
+      throw storeDown();
     };
     const res = await invoke(
       f.deps,
@@ -132,23 +111,12 @@ describe('ingest handler with its middleware chain', () => {
     );
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('1');
-    expect(res.body.error.code).toBe('unavailable');
-  });
-
-  it('keeps a 500 for an AWS error the request itself caused (a bug, not an outage)', async () => {
-    const f = fakeIngest();
-    f.deps.messages.get = async () => {
-      throw Object.assign(new Error('bad expression'), {
-        name: 'ValidationException',
-        $fault: 'client',
-        $metadata: { httpStatusCode: 400 },
-      });
-    };
-    const res = await invoke(
-      f.deps,
-      event('GET /v1/messages/{id}', { id: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV' }),
-    );
-    expect(res.status).toBe(500);
+    expect(res.body.error).toEqual({
+      code: 'unavailable',
+      message: 'a storage or queue service is unavailable right now; nothing was changed, retry',
+      details: [],
+    });
+    expect(f.logs.join('\n')).toContain('AWS service unavailable (answered 503)');
   });
 
   it("answers 403 for a key without the route's scope, once the body has been parsed", async () => {

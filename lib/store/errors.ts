@@ -1,0 +1,16 @@
+export class StoreError extends Error {
+  override readonly name: string = 'StoreError';
+  readonly code: string = 'store_error';
+}
+
+/**
+ * DynamoDB could not be reached, failed on its side or throttled, after the SDK's own retries. A write that fails
+ * so may still have been applied (its answer lost); callers that must know read again.
+ */
+export class StoreUnavailableError extends StoreError {
+  override readonly name = 'StoreUnavailableError';
+  override readonly code = 'store_unavailable';
+  constructor(options: { cause: unknown }) {
+    super('DynamoDB is unavailable right now', options);
+  }
+}
