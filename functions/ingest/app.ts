@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { ApiKeyConfig } from '#lib/config/index.js';
-import { type HttpResponse, json, NotFoundError } from '#lib/http/index.js';
+import { type HttpResponse, json, RouteNotFoundError, toErrorBody } from '#lib/http/index.js';
 import {
   createAuthenticator,
   getMessage,
@@ -31,10 +31,12 @@ type Operation<R extends IngestRoute> = (
 const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
   submitMessage: async (deps, event, apiKey) =>
     json(202, await submitMessage(deps, apiKey, event.parsedBody, event.headers['idempotency-key'])),
-  submitBatch: async (deps, event, apiKey) =>
-    json(207, {
-      results: await submitBatch(deps, apiKey, event.parsedBody, event.headers['idempotency-key']),
-    }),
+  submitBatch: async (deps, event, apiKey) => {
+    const results = await submitBatch(deps, apiKey, event.parsedBody, event.headers['idempotency-key']);
+    return json(207, {
+      results: results.map((r) => ('error' in r ? { index: r.index, error: toErrorBody(r.error) } : r)),
+    });
+  },
   getMessage: async (deps, event, apiKey) =>
     json(200, await getMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   recallMessage: async (deps, event, apiKey) =>
@@ -60,7 +62,7 @@ export const createIngestHandler = (
     }
     const apiKey = event.principal ?? authenticate(event.headers.authorization);
     if (route?.functionId !== 'ingest' || route.auth === 'none') {
-      throw new NotFoundError(`no route ${event.routeKey}`);
+      throw new RouteNotFoundError(event.routeKey);
     }
     requireScope(apiKey, route.auth.scope);
     return (OPERATIONS[route.id] as Operation<typeof route>)(deps, event, apiKey);

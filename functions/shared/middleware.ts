@@ -1,10 +1,10 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import {
-  BadRequestError,
-  HttpError,
+  InvalidJsonError,
   isServiceUnavailable,
   PayloadTooLargeError,
+  toErrorBody,
   toErrorResponse,
   UnsupportedMediaTypeError,
 } from '#lib/http/index.js';
@@ -17,20 +17,25 @@ type HttpMiddleware = MiddlewareObj<HttpEvent, APIGatewayProxyResultV2, Error, C
 /** Rejects malformed UTF-8 instead of silently turning it into U+FFFD (which would change the message). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The one place where errors become HTTP responses: known ones as 4xx, anything else as a logged 500. */
+/**
+ * Where errors become HTTP responses (lib/http maps them): known ones as 4xx/503, anything else as a 500 whose
+ * details go only to the log. An unavailable AWS service is logged as an error too; a domain 503 as a warning.
+ */
 export const httpErrors = (logger: Logger): HttpMiddleware => ({
   onError: async (request) => {
     const err = request.error;
-    if (!(err instanceof HttpError)) {
-      logger.error(isServiceUnavailable(err) ? 'AWS service unavailable (answered 503)' : 'unhandled error', {
+    const response = toErrorResponse(err);
+    const unavailable = isServiceUnavailable(err);
+    if (response.statusCode === 500 || unavailable) {
+      logger.error(unavailable ? 'AWS service unavailable (answered 503)' : 'unhandled error', {
         err,
         routeKey: request.event.routeKey,
         requestId: request.context.awsRequestId,
       });
-    } else if (err.status >= 500) {
-      logger.warn('request failed', { code: err.code, routeKey: request.event.routeKey });
+    } else if (response.statusCode >= 500) {
+      logger.warn('request failed', { code: toErrorBody(err).code, routeKey: request.event.routeKey });
     }
-    request.response = toErrorResponse(err);
+    request.response = response;
   },
 });
 
@@ -49,20 +54,19 @@ export const jsonBody = (maxBytes: number): HttpMiddleware => ({
       ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8')
       : Buffer.alloc(0);
     if (raw.length > maxBytes) throw new PayloadTooLargeError(maxBytes);
-    if (raw.length === 0)
-      throw new BadRequestError('invalid_json', 'request body is empty; send a JSON object');
+    if (raw.length === 0) throw new InvalidJsonError('request body is empty; send a JSON object');
     let text: string;
     try {
       text = UTF8.decode(raw);
     } catch {
-      throw new BadRequestError('invalid_json', 'request body is not valid UTF-8');
+      throw new InvalidJsonError('request body is not valid UTF-8');
     }
     try {
       event.parsedBody = JSON.parse(text);
     } catch (err) {
       // JSON.parse throws SyntaxError (or RangeError on absurd nesting); its message names the position.
       const reason = err instanceof Error ? err.message : 'unparsable';
-      throw new BadRequestError('invalid_json', `request body is not valid JSON: ${reason.slice(0, 200)}`);
+      throw new InvalidJsonError(`request body is not valid JSON: ${reason.slice(0, 200)}`);
     }
   },
 });

@@ -1,17 +1,16 @@
 export {
-  BadRequestError,
-  ConflictError,
-  type ErrorBody,
-  ForbiddenError,
   HttpError,
+  type HttpErrorCode,
+  InvalidJsonError,
+  PayloadTooLargeError,
+  RouteNotFoundError,
+  UnsupportedMediaTypeError,
+} from './errors.js';
+export {
+  type ErrorBody,
   type HttpResponse,
   isServiceUnavailable,
   json,
-  NotFoundError,
-  PayloadTooLargeError,
-  ServiceUnavailableError,
   toErrorBody,
   toErrorResponse,
-  UnauthorizedError,
-  UnsupportedMediaTypeError,
-} from './errors.js';
+} from './response.js';

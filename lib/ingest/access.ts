@@ -1,26 +1,26 @@
 import type { ApiKeyConfig } from '#lib/config/index.js';
-import { ForbiddenError, NotFoundError } from '#lib/http/index.js';
 import type { MessageRecord } from '#lib/model/index.js';
+import { AccessDeniedError, MessageNotFoundError } from './errors.js';
 import { MESSAGE_ID } from './ids.js';
 import type { IngestDeps } from './types.js';
 
 /** The same answer for apps that exist and apps that do not, so a key cannot probe other teams' app names. */
 export function authorizeApp(apiKey: ApiKeyConfig, app: string): void {
   if (!apiKey.apps.includes(app)) {
-    throw new ForbiddenError(`API key ${apiKey.name} may not send for app ${app}`);
+    throw new AccessDeniedError(`API key ${apiKey.name} may not send for app ${app}`);
   }
 }
 
 /** The scope a route asks for (lib/resources `ROUTES`); the ingest handler checks it before calling in here. */
 export function requireScope(apiKey: ApiKeyConfig, scope: ApiKeyConfig['scopes'][number]): void {
   if (!apiKey.scopes.includes(scope))
-    throw new ForbiddenError(`API key ${apiKey.name} lacks the ${scope} scope`);
+    throw new AccessDeniedError(`API key ${apiKey.name} lacks the ${scope} scope`);
 }
 
 /** A message the key may read: 404 (not 403) for ids of apps it may not, so ids do not leak. */
 export async function readOwn(deps: IngestDeps, apiKey: ApiKeyConfig, id: string): Promise<MessageRecord> {
-  if (!MESSAGE_ID.test(id)) throw new NotFoundError(`no message ${id.slice(0, 64)}`);
+  if (!MESSAGE_ID.test(id)) throw new MessageNotFoundError(`no message ${id.slice(0, 64)}`);
   const record = await deps.messages.get(id);
-  if (!record || !apiKey.apps.includes(record.app)) throw new NotFoundError(`no message ${id}`);
+  if (!record || !apiKey.apps.includes(record.app)) throw new MessageNotFoundError(`no message ${id}`);
   return record;
 }

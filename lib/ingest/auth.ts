@@ -1,13 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyConfig } from '#lib/config/index.js';
-import { UnauthorizedError } from '#lib/http/index.js';
+import { UnauthenticatedError } from './errors.js';
 
 export const sha256Hex = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
 
 /** `Authorization: Bearer <key>`; keys are opaque tokens of 8–512 visible characters. */
 const BEARER = /^Bearer[ \t]+(\S{8,512})[ \t]*$/i;
 
-/** Finds the API key for an `Authorization` header, or throws UnauthorizedError (401). */
+/** Finds the API key for an `Authorization` header, or throws UnauthenticatedError. */
 export type Authenticator = (header: string | undefined) => ApiKeyConfig;
 
 /**
@@ -21,13 +21,13 @@ export function createAuthenticator(keys: readonly ApiKeyConfig[]): Authenticato
   const stored = keys.map((key) => ({ key, digest: Buffer.from(key.sha256, 'hex') }));
   return (header) => {
     const match = BEARER.exec(header ?? '');
-    if (!match?.[1]) throw new UnauthorizedError();
+    if (!match?.[1]) throw new UnauthenticatedError();
     const presented = createHash('sha256').update(match[1]).digest();
     let found: ApiKeyConfig | undefined;
     for (const { key, digest } of stored) {
       if (digest.length === presented.length && timingSafeEqual(digest, presented) && !found) found = key;
     }
-    if (!found) throw new UnauthorizedError();
+    if (!found) throw new UnauthenticatedError();
     return found;
   };
 }

@@ -1,8 +1,8 @@
 import type { ApiKeyConfig } from '#lib/config/index.js';
-import { ServiceUnavailableError } from '#lib/http/index.js';
 import { changes, STATUS } from '#lib/model/index.js';
 import type { IdempotencyEntry } from '#lib/store/index.js';
 import { ENQUEUE_FAILED } from './accept.js';
+import { RetryLaterError } from './errors.js';
 import { idTime } from './ids.js';
 import type { Accepted, IngestDeps } from './types.js';
 
@@ -61,7 +61,7 @@ export async function replayClaim(
       return release();
     }
     if (Date.now() >= waitUntil) {
-      throw new ServiceUnavailableError('a request with this Idempotency-Key is still in progress; retry');
+      throw new RetryLaterError('a request with this Idempotency-Key is still in progress; retry');
     }
     await new Promise((r) => setTimeout(r, 100));
     entry = await deps.idempotency.read(apiKey.name, keyHash);

@@ -1,5 +1,15 @@
 export { authorizeApp, requireScope } from './access.js';
 export { type Authenticator, authenticate, createAuthenticator, sha256Hex } from './auth.js';
+export {
+  AccessDeniedError,
+  IngestError,
+  type IngestErrorCode,
+  InvalidRequestError,
+  MessageNotFoundError,
+  RetryLaterError,
+  StateConflictError,
+  UnauthenticatedError,
+} from './errors.js';
 export { canonicalJson } from './idempotency.js';
 export { newMessageId } from './ids.js';
 export { recallMessage } from './recall.js';

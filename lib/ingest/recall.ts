@@ -1,8 +1,9 @@
 import type { ApiKeyConfig } from '#lib/config/index.js';
-import { ConflictError, ServiceUnavailableError } from '#lib/http/index.js';
+
 import { changes, STATUS } from '#lib/model/index.js';
 import { WecomApiError } from '#lib/wecom/index.js';
 import { readOwn } from './access.js';
+import { RetryLaterError, StateConflictError } from './errors.js';
 import type { IngestDeps } from './types.js';
 
 /** WeCom `message/recall` only works within 24 h of sending (errcode 42052 after). */
@@ -23,32 +24,32 @@ export async function recallMessage(
   if (record.status === STATUS.recalled) return { status: 'recalled' };
   const msgid = record.wecom?.msgid;
   if (record.status !== STATUS.sent || !msgid) {
-    throw new ConflictError(
+    throw new StateConflictError(
       'not_recallable',
       `only sent messages can be recalled; this one is ${record.status}`,
     );
   }
   const now = (deps.now ?? Date.now)();
   const tooLate = () =>
-    new ConflictError(
+    new StateConflictError(
       'recall_window_passed',
       'WeCom allows recalling a message only within 24 hours of sending',
     );
   if (record.sentAt && now - Date.parse(record.sentAt) > RECALL_WINDOW_MS) throw tooLate();
   const app = deps.config.apps[record.app];
-  if (!app) throw new ConflictError('app_not_configured', `app ${record.app} is no longer configured`);
+  if (!app) throw new StateConflictError('app_not_configured', `app ${record.app} is no longer configured`);
   try {
     await deps.tokens.withToken(app, (token) => deps.wecom.recall(token, msgid));
   } catch (err) {
     deps.logger.warn('recall failed', { err, messageId: id });
     if (err instanceof WecomApiError && err.errcode === WECOM_RECALL_TOO_LATE) throw tooLate();
     if (err instanceof WecomApiError && (err.errclass === 'permanent' || err.errclass === 'config')) {
-      throw new ConflictError(
+      throw new StateConflictError(
         'wecom_recall_failed',
         `WeCom refused the recall: errcode ${err.errcode} ${err.errmsg}`,
       );
     }
-    throw new ServiceUnavailableError('WeCom could not recall the message right now; retry the recall');
+    throw new RetryLaterError('WeCom could not recall the message right now; retry the recall');
   }
   await deps.messages.transition(id, changes.recall(new Date(now).toISOString()));
   return { status: 'recalled' };

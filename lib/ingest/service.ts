@@ -1,17 +1,10 @@
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
-import {
-  BadRequestError,
-  ConflictError,
-  type ErrorBody,
-  ForbiddenError,
-  ServiceUnavailableError,
-  toErrorBody,
-} from '#lib/http/index.js';
 import { type MessageRequest, validateMessageRequest } from '#lib/messages/index.js';
 import { createUrlGuard, LookupUnavailableError, UnsafeUrlError, type UrlGuard } from '#lib/net/index.js';
 import { acceptAll } from './accept.js';
 import { authorizeApp } from './access.js';
 import { sha256Hex } from './auth.js';
+import { IngestError, InvalidRequestError, RetryLaterError, StateConflictError } from './errors.js';
 import { canonicalJson, IDEMPOTENCY_KEY, replayClaim } from './idempotency.js';
 import { newMessageId } from './ids.js';
 import type { Accepted, BatchItemResult, IngestDeps } from './types.js';
@@ -34,7 +27,7 @@ export async function submitMessage(
   idempotencyKey?: string,
 ): Promise<Accepted> {
   if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-    throw new BadRequestError(
+    throw new InvalidRequestError(
       'invalid_idempotency_key',
       'Idempotency-Key must be 1-128 visible ASCII characters',
       [
@@ -63,7 +56,7 @@ export async function submitMessage(
       );
       if (claim.claimed) break;
       if (claim.existing.bodyHash !== bodyHash) {
-        throw new ConflictError(
+        throw new StateConflictError(
           'idempotency_conflict',
           'this Idempotency-Key was already used with a different body; use a new key for a new message',
         );
@@ -72,13 +65,12 @@ export async function submitMessage(
       if (replay) return replay;
       // The claim was left by a request that never stored its message (and could not release the key, e.g.
       // DynamoDB was down): released now, so claim the key for this request. Once more at most.
-      if (attempt > 0)
-        throw new ServiceUnavailableError('could not take over a stale Idempotency-Key; retry');
+      if (attempt > 0) throw new RetryLaterError('could not take over a stale Idempotency-Key; retry');
     }
   }
   try {
     const [accepted] = await acceptAll(deps, apiKey, [{ id, req }], 'single');
-    if (!accepted) throw new ServiceUnavailableError('could not queue the message; retry');
+    if (!accepted) throw new RetryLaterError('could not queue the message; retry');
     if (keyHash) {
       // Lets replays answer at once. If this write fails the message is queued all the same; a replay then waits
       // for this request to end and finds the record.
@@ -111,7 +103,7 @@ export async function submitBatch(
 ): Promise<BatchItemResult[]> {
   if (idempotencyKey !== undefined) {
     // Silently ignoring it would make a client's "safe" retry send every message twice.
-    throw new BadRequestError(
+    throw new InvalidRequestError(
       'idempotency_not_supported',
       'Idempotency-Key is not supported on batches; send messages one by one to make retries safe',
       [{ field: 'Idempotency-Key', message: 'not supported on /v1/messages/batch' }],
@@ -119,24 +111,24 @@ export async function submitBatch(
   }
   const items = isRecord(body) ? body.messages : undefined;
   if (!isRecord(body) || !Array.isArray(items)) {
-    throw new BadRequestError('invalid_request', 'body must be {"messages": [...]}', [
+    throw new InvalidRequestError('invalid_request', 'body must be {"messages": [...]}', [
       { field: 'messages', message: 'required array' },
     ]);
   }
   const unknown = Object.keys(body).filter((k) => k !== 'messages');
   if (unknown.length > 0) {
-    throw new BadRequestError(
+    throw new InvalidRequestError(
       'invalid_request',
       'body must be {"messages": [...]}',
       unknown.slice(0, 20).map((field) => ({ field, message: 'unknown field' })),
     );
   }
   if (items.length === 0 || items.length > MAX_BATCH_ITEMS) {
-    throw new BadRequestError('invalid_request', `messages must hold 1-${MAX_BATCH_ITEMS} items`, [
+    throw new InvalidRequestError('invalid_request', `messages must hold 1-${MAX_BATCH_ITEMS} items`, [
       { field: 'messages', message: `${items.length} items, allowed 1-${MAX_BATCH_ITEMS}` },
     ]);
   }
-  type Checked = { index: number; id: string; req: MessageRequest } | { index: number; error: ErrorBody };
+  type Checked = { index: number; id: string; req: MessageRequest } | { index: number; error: unknown };
   const checked = await Promise.all(
     items.map(async (item, index): Promise<Checked> => {
       try {
@@ -145,7 +137,8 @@ export async function submitBatch(
         await checkCallbackUrl(deps, req);
         return { index, id: (deps.newId ?? newMessageId)(), req };
       } catch (err) {
-        return { index, error: itemError(deps, err) };
+        if (!(err instanceof IngestError)) deps.logger.error('batch item failed', { err });
+        return { index, error: err };
       }
     }),
   );
@@ -161,10 +154,7 @@ export async function submitBatch(
       results.push(
         accepted[i]
           ? { index: v.index, id: v.id, status: 'queued' }
-          : {
-              index: v.index,
-              error: { code: 'unavailable', message: 'could not queue the message; retry', details: [] },
-            },
+          : { index: v.index, error: new RetryLaterError('could not queue the message; retry') },
       );
     });
   }
@@ -173,7 +163,7 @@ export async function submitBatch(
 
 function validate(body: unknown): MessageRequest {
   const result = validateMessageRequest(body);
-  if (!result.ok) throw new BadRequestError('invalid_message', 'the message is invalid', result.issues);
+  if (!result.ok) throw new InvalidRequestError('invalid_message', 'the message is invalid', result.issues);
   return result.value;
 }
 
@@ -197,30 +187,15 @@ async function checkCallbackUrl(deps: IngestDeps, req: MessageRequest): Promise<
     await urlGuard(deps).assertSafe(req.callbackUrl);
   } catch (err) {
     if (err instanceof UnsafeUrlError) {
-      throw new BadRequestError('invalid_message', 'the message is invalid', [
+      throw new InvalidRequestError('invalid_message', 'the message is invalid', [
         { field: 'callback_url', message: err.message },
       ]);
     }
     if (err instanceof LookupUnavailableError) {
-      throw new ServiceUnavailableError(
-        `could not resolve the callback_url host ${err.hostname} right now; retry`,
-      );
+      throw new RetryLaterError(`could not resolve the callback_url host ${err.hostname} right now; retry`);
     }
     throw err;
   }
-}
-
-function itemError(deps: IngestDeps, err: unknown): ErrorBody {
-  if (
-    !(
-      err instanceof BadRequestError ||
-      err instanceof ForbiddenError ||
-      err instanceof ServiceUnavailableError
-    )
-  ) {
-    deps.logger.error('batch item failed', { err });
-  }
-  return toErrorBody(err);
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

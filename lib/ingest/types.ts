@@ -1,5 +1,4 @@
 import type { GatewayConfig } from '#lib/config/index.js';
-import type { ErrorBody } from '#lib/http/index.js';
 import type { UrlGuard } from '#lib/net/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
@@ -27,6 +26,10 @@ export interface Accepted {
   status: 'queued';
 }
 
+/**
+ * One item of a batch: queued, or why not — an IngestError, or an unexpected error (logged by ingest; lib/http
+ * answers it as a generic internal error).
+ */
 export type BatchItemResult =
   | { index: number; id: string; status: 'queued' }
-  | { index: number; error: ErrorBody };
+  | { index: number; error: unknown };

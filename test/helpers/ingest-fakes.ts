@@ -1,7 +1,6 @@
 import { expect } from 'vitest';
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
-import { HttpError } from '#lib/http/index.js';
-import { type IngestDeps, sha256Hex } from '#lib/ingest/index.js';
+import { type IngestDeps, IngestError, sha256Hex } from '#lib/ingest/index.js';
 import { applyChange, type MessageRecord, type QueuedMessage, type StatusChange } from '#lib/model/index.js';
 import type { UrlGuard } from '#lib/net/index.js';
 import { createLogger, Metrics } from '#lib/observability/index.js';
@@ -194,13 +193,13 @@ export function fakeIngest(
 /** The `ops-key` API key of {@link fakeConfig}: may write, read and recall for app `ops`. */
 export const opsApiKey = (): ApiKeyConfig => fakeConfig().apiKeys[0] as ApiKeyConfig;
 
-/** The error a call rejects with; fails the test if it resolves or rejects with something else. */
-export const httpError = async (promise: Promise<unknown>): Promise<HttpError> => {
+/** The IngestError a call rejects with; fails the test if it resolves or rejects with something else. */
+export const ingestError = async (promise: Promise<unknown>): Promise<IngestError> => {
   try {
     await promise;
   } catch (err) {
-    if (err instanceof HttpError) return err;
+    if (err instanceof IngestError) return err;
     throw err;
   }
-  return expect.fail('expected an HttpError');
+  return expect.fail('expected an IngestError');
 };

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { describe, expect, it } from 'vitest';
 import { createIngestHandler, wrapIngestHandler } from '#functions/ingest/app.js';
 import type { ApiKeyConfig } from '#lib/config/index.js';
-import { authenticate, createAuthenticator } from '#lib/ingest/index.js';
+import { authenticate, createAuthenticator, UnauthenticatedError } from '#lib/ingest/index.js';
 import { buildHttpApiEvent, buildLambdaContext } from '#local/events/index.js';
 import { fakeConfig, fakeIngest, OPS_KEY, storeDown } from '#test/helpers/ingest-fakes.js';
 import { messageBody } from '#test/helpers/messages-factories.js';
@@ -142,7 +142,7 @@ describe('ingest handler with its middleware chain', () => {
     const f = fakeIngest();
     const bare = createIngestHandler(f.deps);
     const e = { ...event('GET /v1/messages/{id}', { id: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV' }), headers: {} };
-    await expect(bare(e)).rejects.toMatchObject({ status: 401 });
+    await expect(bare(e)).rejects.toBeInstanceOf(UnauthenticatedError);
   });
 });
 
@@ -162,7 +162,7 @@ describe('createAuthenticator', () => {
     `Bearer ${OPS_KEY}x`,
     `Bearer ${OPS_KEY} extra`,
     'Bearer short',
-  ])('throws 401 for %j', (header) => {
-    expect(() => createAuthenticator(keys)(header)).toThrow(expect.objectContaining({ status: 401 }));
+  ])('throws UnauthenticatedError for %j', (header) => {
+    expect(() => createAuthenticator(keys)(header)).toThrow(UnauthenticatedError);
   });
 });

@@ -2,7 +2,7 @@ import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { submitMessage } from '#lib/ingest/index.js';
 import { STATUS } from '#lib/model/index.js';
-import { fakeIngest, httpError, opsApiKey } from '#test/helpers/ingest-fakes.js';
+import { fakeIngest, ingestError, opsApiKey } from '#test/helpers/ingest-fakes.js';
 import { messageBody } from '#test/helpers/messages-factories.js';
 import { messageRecord } from '#test/helpers/unit-dynamo.js';
 
@@ -26,7 +26,9 @@ describe('submitMessage with a replayed Idempotency-Key', () => {
     f.messages.failCreate = true;
     f.idempotency.failRelease = true;
     f.deps.newId = oldId;
-    expect((await httpError(submitMessage(f.deps, apiKey, messageBody('text'), 'key-1'))).status).toBe(503);
+    expect((await ingestError(submitMessage(f.deps, apiKey, messageBody('text'), 'key-1'))).code).toBe(
+      'unavailable',
+    );
     expect(f.idempotency.entries.size).toBe(1);
     f.messages.failCreate = false;
     f.idempotency.failRelease = false;
@@ -45,7 +47,7 @@ describe('submitMessage with a replayed Idempotency-Key', () => {
     f.deps.newId = oldId;
     f.queue.fail = true;
     f.idempotency.failRelease = true;
-    await httpError(submitMessage(f.deps, apiKey, messageBody('text'), 'key-1'));
+    await ingestError(submitMessage(f.deps, apiKey, messageBody('text'), 'key-1'));
     f.queue.fail = false;
     f.idempotency.failRelease = false;
     delete f.deps.newId;
@@ -77,9 +79,9 @@ describe('submitMessage with a replayed Idempotency-Key', () => {
     const [entry] = f.idempotency.entries.values();
     if (entry) entry.accepted = false;
 
-    const err = await httpError(submitMessage(f.deps, apiKey, messageBody('text'), 'key-1'));
+    const err = await ingestError(submitMessage(f.deps, apiKey, messageBody('text'), 'key-1'));
 
-    expect(err.status).toBe(503);
+    expect(err.code).toBe('unavailable');
     expect([...f.idempotency.entries.values()].map((e) => e.messageId)).toEqual([first.id]);
     expect(f.queue.sent).toHaveLength(1);
   });
@@ -103,7 +105,7 @@ describe('submitMessage with a replayed Idempotency-Key', () => {
     f.deps.newId = oldId;
     f.messages.failCreate = true;
     f.idempotency.failRelease = true;
-    await httpError(submitMessage(f.deps, apiKey, messageBody('text'), 'key-1'));
+    await ingestError(submitMessage(f.deps, apiKey, messageBody('text'), 'key-1'));
     // The write had been applied after all: the record exists, never queued.
     const stray = messageRecord({ id: [...f.idempotency.entries.values()][0]?.messageId as string });
     f.messages.records.set(stray.id, stray);

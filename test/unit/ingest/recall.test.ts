@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { recallMessage, submitMessage } from '#lib/ingest/index.js';
+import { recallMessage, StateConflictError, submitMessage } from '#lib/ingest/index.js';
 import { STATUS } from '#lib/model/index.js';
 import { WecomApiError } from '#lib/wecom/index.js';
-import { fakeIngest, httpError, opsApiKey } from '#test/helpers/ingest-fakes.js';
+import { fakeIngest, ingestError, opsApiKey } from '#test/helpers/ingest-fakes.js';
 import { messageBody } from '#test/helpers/messages-factories.js';
 
 const apiKey = opsApiKey();
@@ -31,9 +31,9 @@ describe('recallMessage', () => {
     const f = fakeIngest({ now: () => Date.parse('2026-01-02T11:00:01Z') });
     const id = await sentMessage(f, '2026-01-01T11:00:00Z');
 
-    const err = await httpError(recallMessage(f.deps, apiKey, id));
+    const err = await ingestError(recallMessage(f.deps, apiKey, id));
 
-    expect(err.status).toBe(409);
+    expect(err).toBeInstanceOf(StateConflictError);
     expect(err.code).toBe('recall_window_passed');
     expect(f.recalls).toEqual([]);
   });
@@ -60,7 +60,7 @@ describe('recallMessage', () => {
       },
     });
     const id = await sentMessage(f, new Date().toISOString());
-    const err = await httpError(recallMessage(f.deps, apiKey, id));
+    const err = await ingestError(recallMessage(f.deps, apiKey, id));
     expect(err.code).toBe('wecom_recall_failed');
     expect(f.messages.records.get(id)?.status).toBe('sent');
   });
@@ -68,6 +68,6 @@ describe('recallMessage', () => {
   it('answers 409 not_recallable for a queued message', async () => {
     const f = fakeIngest();
     const { id } = await submitMessage(f.deps, apiKey, messageBody('text'));
-    expect((await httpError(recallMessage(f.deps, apiKey, id))).code).toBe('not_recallable');
+    expect((await ingestError(recallMessage(f.deps, apiKey, id))).code).toBe('not_recallable');
   });
 });

@@ -1,10 +1,10 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { submitBatch, submitMessage } from '#lib/ingest/index.js';
+import { type IngestError, submitBatch, submitMessage } from '#lib/ingest/index.js';
 import { STATUS } from '#lib/model/index.js';
 import { LookupUnavailableError, UnsafeUrlError } from '#lib/net/index.js';
 import { SqsMessageQueue } from '#lib/queue/index.js';
-import { fakeConfig, fakeIngest, httpError, opsApiKey } from '#test/helpers/ingest-fakes.js';
+import { fakeConfig, fakeIngest, ingestError, opsApiKey } from '#test/helpers/ingest-fakes.js';
 import { messageBody } from '#test/helpers/messages-factories.js';
 
 const apiKey = opsApiKey();
@@ -45,9 +45,9 @@ describe('submitMessage', () => {
     const f = fakeIngest();
     f.queue.fail = true;
 
-    const err = await httpError(submitMessage(f.deps, apiKey, messageBody('text'), 'key-1'));
+    const err = await ingestError(submitMessage(f.deps, apiKey, messageBody('text'), 'key-1'));
 
-    expect(err.status).toBe(503);
+    expect(err.code).toBe('unavailable');
     const [record] = f.messages.records.values();
     expect(record?.status).toBe(STATUS.failed);
     expect(record?.error?.code).toBe('enqueue_failed');
@@ -61,7 +61,7 @@ describe('submitMessage', () => {
   it('answers 503 and enqueues nothing when the record cannot be written', async () => {
     const f = fakeIngest();
     f.messages.failCreate = true;
-    expect((await httpError(submitMessage(f.deps, apiKey, messageBody('text')))).status).toBe(503);
+    expect((await ingestError(submitMessage(f.deps, apiKey, messageBody('text')))).code).toBe('unavailable');
     expect(f.queue.calls).toEqual([]);
   });
 
@@ -73,10 +73,10 @@ describe('submitMessage', () => {
         },
       },
     });
-    const err = await httpError(
+    const err = await ingestError(
       submitMessage(f.deps, apiKey, messageBody('text', { callback_url: 'https://x/' }), 'key-1'),
     );
-    expect(err.status).toBe(400);
+    expect(err.code).toBe('invalid_message');
     expect(err.details).toEqual([
       { field: 'callback_url', message: 'host x resolves to a private address (10.0.0.1)' },
     ]);
@@ -92,16 +92,16 @@ describe('submitMessage', () => {
         },
       },
     });
-    const err = await httpError(
+    const err = await ingestError(
       submitMessage(f.deps, apiKey, messageBody('text', { callback_url: 'https://hooks.example.com/' })),
     );
-    expect(err.status).toBe(503);
+    expect(err.code).toBe('unavailable');
   });
 
   it('defaults the guard from the config: loopback is refused unless allowLoopbackWebhooks', async () => {
     const { urlGuard: _none, ...strict } = fakeIngest().deps;
     const body = messageBody('text', { callback_url: 'https://127.0.0.1/hook' });
-    expect((await httpError(submitMessage(strict, apiKey, body))).status).toBe(400);
+    expect((await ingestError(submitMessage(strict, apiKey, body))).code).toBe('invalid_message');
     const { urlGuard: _none2, ...local } = fakeIngest({
       config: fakeConfig({ allowLoopbackWebhooks: true }),
     }).deps;
@@ -119,6 +119,12 @@ describe('submitMessage', () => {
 });
 
 describe('submitBatch', () => {
+  const unqueued = expect.objectContaining({
+    code: 'unavailable',
+    message: 'could not queue the message; retry',
+    details: [],
+  });
+
   it('sends 25 valid messages of one lane as SendMessageBatch calls of 10, 10 and 5', async () => {
     const f = fakeIngest();
     const batches: number[] = [];
@@ -147,10 +153,7 @@ describe('submitBatch', () => {
     f.queue.fail = true;
     const results = await submitBatch(f.deps, apiKey, { messages: [messageBody('text'), 7] });
     expect(results).toEqual([
-      {
-        index: 0,
-        error: { code: 'unavailable', message: 'could not queue the message; retry', details: [] },
-      },
+      { index: 0, error: unqueued },
       { index: 1, error: expect.objectContaining({ code: 'invalid_message' }) },
     ]);
     expect([...f.messages.records.values()].map((r) => r.status)).toEqual(['failed']);
@@ -162,10 +165,7 @@ describe('submitBatch', () => {
     const results = await submitBatch(f.deps, apiKey, {
       messages: [messageBody('text', { touser: 'a' }), messageBody('text', { touser: 'b' })],
     });
-    expect(results[0]).toEqual({
-      index: 0,
-      error: { code: 'unavailable', message: 'could not queue the message; retry', details: [] },
-    });
+    expect(results[0]).toEqual({ index: 0, error: unqueued });
     expect(results[1]).toMatchObject({ index: 1, status: 'queued' });
     expect(f.queue.sent.map((s) => s.message.id)).toEqual([(results[1] as { id: string }).id]);
   });
@@ -189,7 +189,7 @@ describe('submitBatch', () => {
     const results = await submitBatch(f.deps, apiKey, {
       messages: [messageBody('text'), messageBody('text')],
     });
-    expect(results.map((r) => ('error' in r ? r.error.code : r.status))).toEqual([
+    expect(results.map((r) => ('error' in r ? (r.error as IngestError).code : r.status))).toEqual([
       'unavailable',
       'unavailable',
     ]);
@@ -198,7 +198,7 @@ describe('submitBatch', () => {
 
   it('rejects unknown top-level fields instead of ignoring them', async () => {
     const f = fakeIngest();
-    const err = await httpError(
+    const err = await ingestError(
       submitBatch(f.deps, apiKey, { messages: [messageBody('text')], priority: 'high' }),
     );
     expect(err.details).toEqual([{ field: 'priority', message: 'unknown field' }]);

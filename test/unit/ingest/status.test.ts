@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getMessage, submitMessage } from '#lib/ingest/index.js';
-import { fakeIngest, httpError, opsApiKey } from '#test/helpers/ingest-fakes.js';
+import { fakeIngest, ingestError, opsApiKey } from '#test/helpers/ingest-fakes.js';
 import { messageBody } from '#test/helpers/messages-factories.js';
 
 const apiKey = opsApiKey();
@@ -11,6 +11,6 @@ describe('getMessage', () => {
     const { id } = await submitMessage(f.deps, apiKey, messageBody('text'));
     const record = f.messages.records.get(id);
     if (record) record.app = 'billing';
-    expect((await httpError(getMessage(f.deps, apiKey, id))).status).toBe(404);
+    expect((await ingestError(getMessage(f.deps, apiKey, id))).code).toBe('not_found');
   });
 });

@@ -1,0 +1,97 @@
+import { IngestError, type IngestErrorCode } from '#lib/ingest/index.js';
+import { HttpError, type HttpErrorCode } from './errors.js';
+
+export interface HttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export const json = (
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): HttpResponse => ({
+  statusCode,
+  headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  body: JSON.stringify(body),
+});
+
+/** The error object of every error response (SPEC §2); `details` is always an array, possibly empty. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  details: readonly unknown[];
+}
+
+/**
+ * The HTTP status of every error code a response can carry: the one place where errors get their status. The type
+ * makes a new domain code without a row here fail to compile.
+ */
+const STATUS_OF_CODE = {
+  invalid_json: 400,
+  invalid_idempotency_key: 400,
+  idempotency_not_supported: 400,
+  invalid_request: 400,
+  invalid_message: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  idempotency_conflict: 409,
+  not_recallable: 409,
+  recall_window_passed: 409,
+  app_not_configured: 409,
+  wecom_recall_failed: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unavailable: 503,
+} as const satisfies Record<IngestErrorCode | HttpErrorCode, number>;
+
+/** 401 names the scheme (RFC 9110 §11.6.1); 503 tells clients the request may be retried at once. */
+const HEADERS_OF_STATUS: Partial<Record<number, Record<string, string>>> = {
+  401: { 'www-authenticate': 'Bearer' },
+  503: { 'retry-after': '1' },
+};
+
+/**
+ * True for the errors the store and queue adapters raise when DynamoDB or SQS cannot be reached, fail on their side
+ * or throttle (after the SDK's retries): the request can be retried as it is.
+ */
+export const isServiceUnavailable = (err: unknown): boolean =>
+  err instanceof Error &&
+  'code' in err &&
+  (err.code === 'store_unavailable' || err.code === 'queue_unavailable');
+
+const SERVICE_UNAVAILABLE: ErrorBody = {
+  code: 'unavailable',
+  message: 'a storage or queue service is unavailable right now; nothing was changed, retry',
+  details: [],
+};
+const INTERNAL_ERROR: ErrorBody = { code: 'internal_error', message: 'internal error', details: [] };
+
+/** The status and body of a known error; undefined for anything else (a 500). */
+function known(err: unknown): { status: number; body: ErrorBody } | undefined {
+  if (err instanceof IngestError || err instanceof HttpError) {
+    return {
+      status: STATUS_OF_CODE[err.code],
+      body: { code: err.code, message: err.message, details: err.details },
+    };
+  }
+  if (isServiceUnavailable(err)) return { status: 503, body: SERVICE_UNAVAILABLE };
+  return undefined;
+}
+
+/** The `error` object for a known error; anything else becomes the generic internal error. */
+export const toErrorBody = (err: unknown): ErrorBody => known(err)?.body ?? INTERNAL_ERROR;
+
+/**
+ * Known errors → their 4xx/503 body; DynamoDB or SQS unavailable → 503 with Retry-After; anything else → a
+ * generic 500 whose details stay in the log.
+ *
+ * @example request.response = toErrorResponse(err);
+ */
+export function toErrorResponse(err: unknown): HttpResponse {
+  const k = known(err);
+  const status = k?.status ?? 500;
+  return json(status, { error: k?.body ?? INTERNAL_ERROR }, HEADERS_OF_STATUS[status] ?? {});
+}
