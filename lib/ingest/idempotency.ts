@@ -1,13 +1,15 @@
 import type { ApiKeyConfig } from '#lib/config/index.js';
+import type { MessageRequest } from '#lib/messages/index.js';
 import { changes, STATUS } from '#lib/model/index.js';
 import type { IdempotencyEntry } from '#lib/store/index.js';
 import { ENQUEUE_FAILED } from './accept.js';
-import { RetryLaterError } from './errors.js';
+import { sha256Hex } from './auth.js';
+import { InvalidRequestError, RetryLaterError, StateConflictError } from './errors.js';
 import { idTime } from './ids.js';
 import type { Accepted, IngestDeps } from './types.js';
 
 /** SPEC §2: ≤128 visible ASCII characters. */
-export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 /**
  * How long after its id was made a request may still be storing and enqueueing its message: past ingest's 10 s
  * Lambda timeout. An unaccepted claim older than this belongs to a request that has ended.
@@ -15,6 +17,75 @@ export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 const CLAIM_IN_FLIGHT_MS = 15_000;
 /** How long a replay waits for the first request (still in flight) to finish. */
 const REPLAY_WAIT_MS = 3_000;
+
+/** SPEC §2: an Idempotency-Key header is 1–128 visible ASCII characters. */
+export function checkIdempotencyKey(key: string | undefined): void {
+  if (key === undefined || IDEMPOTENCY_KEY.test(key)) return;
+  throw new InvalidRequestError(
+    'invalid_idempotency_key',
+    'Idempotency-Key must be 1-128 visible ASCII characters',
+    [{ field: 'Idempotency-Key', message: `${key.length} characters, allowed 1-128 of 0x21-0x7e` }],
+  );
+}
+
+/**
+ * Claims the Idempotency-Key for this request (message id `id`): its hash once claimed, or the first request's
+ * answer when this is a replay. The body is compared in its normalized form, not as raw bytes: key order, `a|b`
+ * vs ["a","b"] and defaults do not matter.
+ */
+export async function claimKey(
+  deps: IngestDeps,
+  apiKey: ApiKeyConfig,
+  key: string,
+  req: MessageRequest,
+  id: string,
+): Promise<{ keyHash: string } | { replay: Accepted }> {
+  const keyHash = sha256Hex(key);
+  const bodyHash = sha256Hex(canonicalJson(req));
+  const ttlMs = deps.config.idempotencyHours * 3600_000;
+  for (let attempt = 0; ; attempt++) {
+    const claim = await deps.idempotency.claim(apiKey.name, keyHash, { bodyHash, messageId: id }, ttlMs);
+    if (claim.claimed) return { keyHash };
+    if (claim.existing.bodyHash !== bodyHash) {
+      throw new StateConflictError(
+        'idempotency_conflict',
+        'this Idempotency-Key was already used with a different body; use a new key for a new message',
+      );
+    }
+    const replay = await replayClaim(deps, apiKey, keyHash, claim.existing);
+    if (replay) return { replay };
+    // The claim was left by a request that never stored its message (and could not release the key, e.g.
+    // DynamoDB was down): released now, so claim the key for this request. Once more at most.
+    if (attempt > 0) throw new RetryLaterError('could not take over a stale Idempotency-Key; retry');
+  }
+}
+
+/**
+ * Lets replays answer at once. If this write fails the message is queued all the same; a replay then waits for
+ * the first request to end and finds the record.
+ */
+export async function markKeyAccepted(
+  deps: IngestDeps,
+  apiKey: ApiKeyConfig,
+  keyHash: string,
+  id: string,
+): Promise<void> {
+  await deps.idempotency.markAccepted(apiKey.name, keyHash, id).catch((err: unknown) => {
+    deps.logger.error('could not mark the Idempotency-Key accepted', { err, messageId: id });
+  });
+}
+
+/** Frees the key of a request that failed, so its retry can claim it. Best effort: a stale claim is taken over. */
+export async function releaseKey(
+  deps: IngestDeps,
+  apiKey: ApiKeyConfig,
+  keyHash: string,
+  id: string,
+): Promise<void> {
+  await deps.idempotency.release(apiKey.name, keyHash, id).catch((releaseErr: unknown) => {
+    deps.logger.error('could not release idempotency key', { err: releaseErr, messageId: id });
+  });
+}
 
 /**
  * The answer to a replayed Idempotency-Key: the first request's message id once that request was accepted.
@@ -28,7 +99,7 @@ const REPLAY_WAIT_MS = 3_000;
  *   likely a write applied while its answer was lost, then a 503: take the key over (the stray record is failed);
  * - first request may still be running → wait for it, at most {@link REPLAY_WAIT_MS}, then 503 (retry).
  */
-export async function replayClaim(
+async function replayClaim(
   deps: IngestDeps,
   apiKey: ApiKeyConfig,
   keyHash: string,

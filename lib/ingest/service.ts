@@ -3,9 +3,8 @@ import { type MessageRequest, validateMessageRequest } from '#lib/messages/index
 import { createUrlGuard, LookupUnavailableError, UnsafeUrlError, type UrlGuard } from '#lib/net/index.js';
 import { acceptAll } from './accept.js';
 import { authorizeApp } from './access.js';
-import { sha256Hex } from './auth.js';
-import { IngestError, InvalidRequestError, RetryLaterError, StateConflictError } from './errors.js';
-import { canonicalJson, IDEMPOTENCY_KEY, replayClaim } from './idempotency.js';
+import { IngestError, InvalidRequestError, RetryLaterError } from './errors.js';
+import { checkIdempotencyKey, claimKey, markKeyAccepted, releaseKey } from './idempotency.js';
 import { newMessageId } from './ids.js';
 import type { Accepted, BatchItemResult, IngestDeps } from './types.js';
 
@@ -26,65 +25,24 @@ export async function submitMessage(
   body: unknown,
   idempotencyKey?: string,
 ): Promise<Accepted> {
-  if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-    throw new InvalidRequestError(
-      'invalid_idempotency_key',
-      'Idempotency-Key must be 1-128 visible ASCII characters',
-      [
-        {
-          field: 'Idempotency-Key',
-          message: `${idempotencyKey.length} characters, allowed 1-128 of 0x21-0x7e`,
-        },
-      ],
-    );
-  }
+  checkIdempotencyKey(idempotencyKey);
   const req = validate(body);
   authorizeApp(apiKey, req.app);
   await checkCallbackUrl(deps, req);
   const id = (deps.newId ?? newMessageId)();
   let keyHash: string | undefined;
   if (idempotencyKey !== undefined) {
-    keyHash = sha256Hex(idempotencyKey);
-    // The normalized request, not the raw bytes: key order, `a|b` vs ["a","b"] and defaults do not matter.
-    const bodyHash = sha256Hex(canonicalJson(req));
-    for (let attempt = 0; ; attempt++) {
-      const claim = await deps.idempotency.claim(
-        apiKey.name,
-        keyHash,
-        { bodyHash, messageId: id },
-        deps.config.idempotencyHours * 3600_000,
-      );
-      if (claim.claimed) break;
-      if (claim.existing.bodyHash !== bodyHash) {
-        throw new StateConflictError(
-          'idempotency_conflict',
-          'this Idempotency-Key was already used with a different body; use a new key for a new message',
-        );
-      }
-      const replay = await replayClaim(deps, apiKey, keyHash, claim.existing);
-      if (replay) return replay;
-      // The claim was left by a request that never stored its message (and could not release the key, e.g.
-      // DynamoDB was down): released now, so claim the key for this request. Once more at most.
-      if (attempt > 0) throw new RetryLaterError('could not take over a stale Idempotency-Key; retry');
-    }
+    const claim = await claimKey(deps, apiKey, idempotencyKey, req, id);
+    if ('replay' in claim) return claim.replay;
+    keyHash = claim.keyHash;
   }
   try {
     const [accepted] = await acceptAll(deps, apiKey, [{ id, req }], 'single');
     if (!accepted) throw new RetryLaterError('could not queue the message; retry');
-    if (keyHash) {
-      // Lets replays answer at once. If this write fails the message is queued all the same; a replay then waits
-      // for this request to end and finds the record.
-      await deps.idempotency.markAccepted(apiKey.name, keyHash, id).catch((err: unknown) => {
-        deps.logger.error('could not mark the Idempotency-Key accepted', { err, messageId: id });
-      });
-    }
+    if (keyHash) await markKeyAccepted(deps, apiKey, keyHash, id);
     return accepted;
   } catch (err) {
-    if (keyHash) {
-      await deps.idempotency.release(apiKey.name, keyHash, id).catch((releaseErr: unknown) => {
-        deps.logger.error('could not release idempotency key', { err: releaseErr, messageId: id });
-      });
-    }
+    if (keyHash) await releaseKey(deps, apiKey, keyHash, id);
     throw err;
   }
 }
@@ -101,33 +59,7 @@ export async function submitBatch(
   body: unknown,
   idempotencyKey?: string,
 ): Promise<BatchItemResult[]> {
-  if (idempotencyKey !== undefined) {
-    // Silently ignoring it would make a client's "safe" retry send every message twice.
-    throw new InvalidRequestError(
-      'idempotency_not_supported',
-      'Idempotency-Key is not supported on batches; send messages one by one to make retries safe',
-      [{ field: 'Idempotency-Key', message: 'not supported on /v1/messages/batch' }],
-    );
-  }
-  const items = isRecord(body) ? body.messages : undefined;
-  if (!isRecord(body) || !Array.isArray(items)) {
-    throw new InvalidRequestError('invalid_request', 'body must be {"messages": [...]}', [
-      { field: 'messages', message: 'required array' },
-    ]);
-  }
-  const unknown = Object.keys(body).filter((k) => k !== 'messages');
-  if (unknown.length > 0) {
-    throw new InvalidRequestError(
-      'invalid_request',
-      'body must be {"messages": [...]}',
-      unknown.slice(0, 20).map((field) => ({ field, message: 'unknown field' })),
-    );
-  }
-  if (items.length === 0 || items.length > MAX_BATCH_ITEMS) {
-    throw new InvalidRequestError('invalid_request', `messages must hold 1-${MAX_BATCH_ITEMS} items`, [
-      { field: 'messages', message: `${items.length} items, allowed 1-${MAX_BATCH_ITEMS}` },
-    ]);
-  }
+  const items = batchItems(body, idempotencyKey);
   type Checked = { index: number; id: string; req: MessageRequest } | { index: number; error: unknown };
   const checked = await Promise.all(
     items.map(async (item, index): Promise<Checked> => {
@@ -159,6 +91,38 @@ export async function submitBatch(
     });
   }
   return results.sort((a, b) => a.index - b.index);
+}
+
+/** The items of a batch body, `{"messages": [...]}` with 1–100 of them and nothing else. */
+function batchItems(body: unknown, idempotencyKey: string | undefined): unknown[] {
+  if (idempotencyKey !== undefined) {
+    // Silently ignoring it would make a client's "safe" retry send every message twice.
+    throw new InvalidRequestError(
+      'idempotency_not_supported',
+      'Idempotency-Key is not supported on batches; send messages one by one to make retries safe',
+      [{ field: 'Idempotency-Key', message: 'not supported on /v1/messages/batch' }],
+    );
+  }
+  const items = isRecord(body) ? body.messages : undefined;
+  if (!isRecord(body) || !Array.isArray(items)) {
+    throw new InvalidRequestError('invalid_request', 'body must be {"messages": [...]}', [
+      { field: 'messages', message: 'required array' },
+    ]);
+  }
+  const unknown = Object.keys(body).filter((k) => k !== 'messages');
+  if (unknown.length > 0) {
+    throw new InvalidRequestError(
+      'invalid_request',
+      'body must be {"messages": [...]}',
+      unknown.slice(0, 20).map((field) => ({ field, message: 'unknown field' })),
+    );
+  }
+  if (items.length === 0 || items.length > MAX_BATCH_ITEMS) {
+    throw new InvalidRequestError('invalid_request', `messages must hold 1-${MAX_BATCH_ITEMS} items`, [
+      { field: 'messages', message: `${items.length} items, allowed 1-${MAX_BATCH_ITEMS}` },
+    ]);
+  }
+  return items;
 }
 
 function validate(body: unknown): MessageRequest {

@@ -131,58 +131,7 @@ export class DynamoMessageStore implements MessageStore {
   }
 
   async transition(id: string, c: StatusChange): Promise<boolean> {
-    const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
-    const values: Record<string, unknown> = { ':to': c.to, ':at': c.at };
-    const sets = ['#status = :to', '#updatedAt = :at'];
-    const removes: string[] = [];
-    const adds: string[] = [];
-    const fromKeys = c.from.map((s, i) => {
-      values[`:from${i}`] = s;
-      return `:from${i}`;
-    });
-    names['#events'] = 'events';
-    values[':event'] = [c.event];
-    values[':empty'] = [];
-    sets.push('#events = list_append(if_not_exists(#events, :empty), :event)');
-    const optional: [keyof StatusChange, string][] = [
-      ['wecom', 'wecom'],
-      ['error', 'error'],
-      ['sentAt', 'sentAt'],
-      ['generation', 'generation'],
-    ];
-    for (const [field, attr] of optional) {
-      if (c[field] === undefined) continue;
-      names[`#${attr}`] = attr;
-      values[`:${attr}`] = c[field];
-      sets.push(`#${attr} = :${attr}`);
-    }
-    if (c.attemptsDelta) {
-      names['#attempts'] = 'attempts';
-      values[':attempts'] = c.attemptsDelta;
-      adds.push('#attempts :attempts');
-    }
-    if (c.mayHaveReachedWecom) {
-      names['#mhr'] = 'mayHaveReachedWecom';
-      values[':mhr'] = true;
-      sets.push('#mhr = :mhr');
-    }
-    if (c.missedWecomAtReceive !== undefined) {
-      names['#lr'] = 'lastAttemptReachedWecom';
-      names['#nra'] = 'notReachedAtReceive';
-      if (c.missedWecomAtReceive === false) removes.push('#lr', '#nra');
-      else {
-        values[':false'] = false;
-        values[':nra'] = c.missedWecomAtReceive;
-        sets.push('#lr = :false', '#nra = :nra');
-      }
-    }
-    const update = [
-      `SET ${sets.join(', ')}`,
-      adds.length ? `ADD ${adds.join(', ')}` : '',
-      removes.length ? `REMOVE ${removes.join(', ')}` : '',
-    ]
-      .filter(Boolean)
-      .join(' ');
+    const { update, names, values, fromKeys } = updateFor(c);
     const written = await conditionalWrite(
       this.db.send(
         new UpdateCommand({
@@ -197,6 +146,66 @@ export class DynamoMessageStore implements MessageStore {
     );
     return written !== undefined;
   }
+}
+
+/**
+ * The UpdateItem of a status change: what lib/model `applyChange` does in memory, as an update expression. Stored
+ * attribute names stay as older records have them (`lastAttemptReachedWecom`, `notReachedAtReceive`).
+ */
+function updateFor(c: StatusChange) {
+  const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
+  const values: Record<string, unknown> = { ':to': c.to, ':at': c.at };
+  const sets = ['#status = :to', '#updatedAt = :at'];
+  const removes: string[] = [];
+  const adds: string[] = [];
+  const fromKeys = c.from.map((s, i) => {
+    values[`:from${i}`] = s;
+    return `:from${i}`;
+  });
+  names['#events'] = 'events';
+  values[':event'] = [c.event];
+  values[':empty'] = [];
+  sets.push('#events = list_append(if_not_exists(#events, :empty), :event)');
+  const optional: [keyof StatusChange, string][] = [
+    ['wecom', 'wecom'],
+    ['error', 'error'],
+    ['sentAt', 'sentAt'],
+    ['generation', 'generation'],
+  ];
+  for (const [field, attr] of optional) {
+    if (c[field] === undefined) continue;
+    names[`#${attr}`] = attr;
+    values[`:${attr}`] = c[field];
+    sets.push(`#${attr} = :${attr}`);
+  }
+  if (c.attemptsDelta) {
+    names['#attempts'] = 'attempts';
+    values[':attempts'] = c.attemptsDelta;
+    adds.push('#attempts :attempts');
+  }
+  if (c.mayHaveReachedWecom) {
+    names['#mhr'] = 'mayHaveReachedWecom';
+    values[':mhr'] = true;
+    sets.push('#mhr = :mhr');
+  }
+  if (c.missedWecomAtReceive !== undefined) {
+    names['#lr'] = 'lastAttemptReachedWecom';
+    names['#nra'] = 'notReachedAtReceive';
+    if (c.missedWecomAtReceive === false) removes.push('#lr', '#nra');
+    else {
+      values[':false'] = false;
+      values[':nra'] = c.missedWecomAtReceive;
+      sets.push('#lr = :false', '#nra = :nra');
+    }
+  }
+  const update = [
+    `SET ${sets.join(', ')}`,
+    adds.length ? `ADD ${adds.join(', ')}` : '',
+    removes.length ? `REMOVE ${removes.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return { update, names, values, fromKeys };
 }
 
 /** Trims the event list a client sees; the store appends, this keeps the newest. */
