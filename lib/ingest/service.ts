@@ -1,6 +1,7 @@
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
 import { type MessageRequest, validateMessageRequest } from '#lib/messages/index.js';
 import { createUrlGuard, LookupUnavailableError, UnsafeUrlError, type UrlGuard } from '#lib/net/index.js';
+import { isPlainObject } from '#lib/util/index.js';
 import { acceptAll } from './accept.js';
 import { authorizeApp } from './access.js';
 import { IngestError, InvalidRequestError, RetryLaterError } from './errors.js';
@@ -103,8 +104,8 @@ function batchItems(body: unknown, idempotencyKey: string | undefined): unknown[
       [{ field: 'Idempotency-Key', message: 'not supported on /v1/messages/batch' }],
     );
   }
-  const items = isRecord(body) ? body.messages : undefined;
-  if (!isRecord(body) || !Array.isArray(items)) {
+  const items = isPlainObject(body) ? body.messages : undefined;
+  if (!isPlainObject(body) || !Array.isArray(items)) {
     throw new InvalidRequestError('invalid_request', 'body must be {"messages": [...]}', [
       { field: 'messages', message: 'required array' },
     ]);
@@ -161,6 +162,3 @@ async function checkCallbackUrl(deps: IngestDeps, req: MessageRequest): Promise<
     throw err;
   }
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);

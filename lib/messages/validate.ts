@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isPlainObject } from '#lib/util/index.js';
 import { PARSE_CONFIG, toValidationIssues } from './issues.js';
 import { GATEWAY_LIMITS, MSG_TYPE_NAMES } from './limits.js';
 import { parseRecipients } from './recipients.js';
@@ -24,12 +25,6 @@ const OPTION_KEYS = [
   'enable_duplicate_check',
   'duplicate_check_interval',
 ] as const;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 

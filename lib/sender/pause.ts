@@ -1,4 +1,5 @@
 import type { PauseStore } from '#lib/store/index.js';
+import { SingleFlight } from '#lib/util/index.js';
 
 /**
  * Which apps WeCom has blocked (45009). Read from DynamoDB at most once per `refreshMs` per app and container,
@@ -7,7 +8,7 @@ import type { PauseStore } from '#lib/store/index.js';
  */
 export class PauseCache {
   private readonly local = new Map<string, { untilMs: number; checkedAtMs: number }>();
-  private readonly reading = new Map<string, Promise<void>>();
+  private readonly reads = new SingleFlight<string, void>();
   constructor(
     private readonly store: PauseStore,
     private readonly refreshMs = 5_000,
@@ -18,13 +19,8 @@ export class PauseCache {
     const now = this.now();
     const entry = this.local.get(app);
     if (!entry || now - entry.checkedAtMs >= this.refreshMs) {
-      // Single flight: the records of one batch ask at once, and one read answers them all.
-      let reading = this.reading.get(app);
-      if (!reading) {
-        reading = this.refresh(app, now).finally(() => this.reading.delete(app));
-        this.reading.set(app, reading);
-      }
-      await reading;
+      // The records of one batch ask at once, and one read answers them all.
+      await this.reads.run(app, () => this.refresh(app, now));
     }
     const until = this.local.get(app)?.untilMs ?? 0;
     return until > now ? until : undefined;

@@ -1,6 +1,7 @@
 import type { QuotaConfig } from '#lib/config/index.js';
 import type { Priority } from '#lib/messages/index.js';
 import type { QuotaStore } from '#lib/store/index.js';
+import { KeyedQueue } from '#lib/util/index.js';
 
 /** Window lengths. WeCom's are fixed; tests shrink them (both here and in the simulator) to run in seconds. */
 export interface QuotaWindows {
@@ -65,8 +66,8 @@ export const DEFAULT_WINDOW_GUARD_MS = 250;
 export class QuotaGuard {
   /** Locally held, already reserved units: key → remaining. */
   private readonly held = new Map<string, number>();
-  /** Per-key queue: concurrent records of one batch share a block instead of each reserving their own. */
-  private readonly pending = new Map<string, Promise<unknown>>();
+  /** Per-key turns: concurrent records of one batch share a block instead of each reserving their own. */
+  private readonly turns = new KeyedQueue<string>();
 
   constructor(
     private readonly store: QuotaStore,
@@ -174,14 +175,7 @@ export class QuotaGuard {
     endMs: number,
   ): Promise<boolean> {
     const key = `${app}#${scope}#${window}#${priority}`;
-    const previous = this.pending.get(key) ?? Promise.resolve();
-    const turn = previous.then(() => this.takeSerialized(key, app, scope, window, amount, limit, endMs));
-    const settled = turn.catch(() => undefined);
-    this.pending.set(key, settled);
-    void settled.then(() => {
-      if (this.pending.get(key) === settled) this.pending.delete(key);
-    });
-    return turn;
+    return this.turns.run(key, () => this.takeSerialized(key, app, scope, window, amount, limit, endMs));
   }
 
   private async takeSerialized(

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { SingleFlight } from '#lib/util/index.js';
 import type { WecomApi } from './client.js';
 import { TokenUnavailableError, WecomApiError } from './errors.js';
 
@@ -54,7 +55,7 @@ const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  */
 export class TokenCache {
   private readonly memory = new Map<string, StoredToken>();
-  private readonly inflight = new Map<string, Promise<string>>();
+  private readonly loads = new SingleFlight<string, string>();
   private readonly owner = randomUUID();
   private readonly refreshAheadMs: number;
   private readonly leaseMs: number;
@@ -78,13 +79,8 @@ export class TokenCache {
     const key = `${app.corpId}#${app.agentId}`;
     const cached = this.memory.get(key);
     if (cached && this.isFresh(cached)) return cached.token;
-    // Single flight inside the container: concurrent records of one batch share one lookup.
-    let pending = this.inflight.get(key);
-    if (!pending) {
-      pending = this.load(app, key).finally(() => this.inflight.delete(key));
-      this.inflight.set(key, pending);
-    }
-    return pending;
+    // Inside the container, concurrent records of one batch share one lookup.
+    return this.loads.run(key, () => this.load(app, key));
   }
 
   /**

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isPlainObject } from '#lib/util/index.js';
 import { EMPTY, maxChars, oneOf } from '../issues.js';
 import { GATEWAY_LIMITS as G, LIMITS } from '../limits.js';
 
@@ -16,9 +17,6 @@ function isAbsoluteHttpsUrl(value: string): boolean {
   const url = new URL(value);
   return url.protocol === 'https:' && url.hostname !== '';
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const MetadataSchema = v.pipe(
   v.custom<Record<string, unknown>>(isPlainObject, 'must be an object'),

@@ -1,0 +1,2 @@
+export { isPlainObject } from './objects.js';
+export { KeyedQueue, SingleFlight } from './single-flight.js';
