@@ -7,6 +7,7 @@ import {
   toQueuedMessage,
   type WithdrawReason,
 } from '#lib/model/index.js';
+import { LANES } from '#lib/resources/index.js';
 import type { Accepted, IngestDeps } from './types.js';
 
 /** The error code of a record whose enqueue failed (the client was answered 503). */
@@ -82,7 +83,7 @@ export async function acceptAll(
   // 2. Enqueue, per lane: a single message with SendMessage, a batch with SendMessageBatch in chunks of 10.
   const failedIds = new Set<string>(records.filter((_, i) => !stored[i]).map((r) => r.id));
   await Promise.all(
-    (['high', 'normal'] as const).map(async (lane) => {
+    LANES.map(async (lane) => {
       const laneRecords = records.filter((r, i) => stored[i] && r.priority === lane);
       if (laneRecords.length === 0) return;
       if (mode === 'single') {

@@ -1,6 +1,8 @@
+import type { LaneName } from '#lib/resources/index.js';
 import type { CARD_TYPE_NAMES, MSG_TYPE_NAMES } from './limits.js';
 
-export type Priority = 'high' | 'normal';
+/** A message's priority is the lane it is queued in (lib/resources `LANES`). */
+export type Priority = LaneName;
 export type MsgType = (typeof MSG_TYPE_NAMES)[number];
 export type CardType = (typeof CARD_TYPE_NAMES)[number];
 

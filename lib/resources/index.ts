@@ -14,8 +14,9 @@ export const TABLE = {
   ttlAttribute: 'expiresAt',
 } as const;
 
-export type LaneName = 'high' | 'normal';
-export const LANES: readonly LaneName[] = ['high', 'normal'];
+/** The priority lanes (one SQS queue each): a message's `priority` names the lane it travels in. */
+export const LANES = ['high', 'normal'] as const;
+export type LaneName = (typeof LANES)[number];
 
 export interface QueueDefinition {
   /** Construct id in CDK and suffix of the physical name locally. */

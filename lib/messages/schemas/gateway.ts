@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { LANES } from '#lib/resources/index.js';
 import { isPlainObject } from '#lib/util/index.js';
 import { EMPTY, maxChars, oneOf } from '../issues.js';
 import { GATEWAY_LIMITS as G, LIMITS } from '../limits.js';
@@ -34,7 +35,7 @@ export const GatewayFieldsSchema = v.object({
     maxChars(G.maxAppChars),
     v.regex(/^[A-Za-z0-9_-]*$/, 'may only contain letters, digits, _ and -'),
   ),
-  priority: v.optional(oneOf(['high', 'normal']), 'normal'),
+  priority: v.optional(oneOf(LANES), 'normal'),
   callback_url: v.optional(
     v.pipe(
       v.string(),
