@@ -1,5 +1,5 @@
 /**
- * The local stack as the bench uses it: `startLocalStack` with a fresh key and the test config (test/helpers), the
+ * The local stack as the bench uses it: `startLocalStack` with a fresh key and the harness config (local/harness), the
  * simulator at 20 ms unless a metric says otherwise, plus an optional *instrumented* copy of the two functions.
  *
  * The instrumented copy is composed exactly as `local/stack.ts` composes the stack's own functions (same
@@ -25,9 +25,9 @@ import { DEFAULT_SENDER_CONCURRENCY, FUNCTIONS, senderEventSources } from '#lib/
 import { createIngestDeps, createSenderDeps, type RuntimeOptions } from '#lib/runtime/index.js';
 import { type ApiServer, startApiServer } from '#local/api-server.js';
 import { newDevKey } from '#local/dev-config.js';
+import { testConfig } from '#local/harness/config.js';
 import { type Poller, senderPollerOptions, startPoller } from '#local/poller.js';
 import { LOCAL_REGION, type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack.js';
-import { testConfig } from '#test/helpers/gateway.js';
 import { type DynamoMeter, startDynamoMeter } from './dynamo-meter.js';
 import { ApiClient } from './http.js';
 

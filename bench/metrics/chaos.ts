@@ -16,7 +16,7 @@
  * twice in one member's inbox (duplicates WeCom suppressed never reach an inbox, so they are not counted).
  */
 import { QUEUES } from '#lib/resources/index.js';
-import { queueDepth } from '#test/helpers/sender.js';
+import { queueDepth } from '#local/harness/sender.js';
 import { startBenchGateway } from '../lib/gateway.js';
 import type { Metric } from '../lib/harness.js';
 import { mapLimit, round, sleep, waitUntil } from '../lib/harness.js';

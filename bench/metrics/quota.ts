@@ -19,7 +19,7 @@
 import type { GatewayConfig } from '#lib/config/index.js';
 import { QUOTA_DEFAULTS } from '#lib/config/index.js';
 import { effectiveLimit } from '#lib/sender/index.js';
-import { queueDepth } from '#test/helpers/sender.js';
+import { queueDepth } from '#local/harness/sender.js';
 import { type BenchGateway, startBenchGateway } from '../lib/gateway.js';
 import type { BenchContext, Metric, Row } from '../lib/harness.js';
 import { fmt, mapLimit, msToWindowEnd, round, sleep, waitUntil } from '../lib/harness.js';

@@ -1,12 +1,12 @@
 /**
  * SPEC §7: `gettoken` calls when 50 sender invocations start cold at once, per token lifetime → exactly 1.
  *
- * 50 fresh sender "containers" (own clients, empty token memory — test/helpers/sender.ts) each get one SQS record
+ * 50 fresh sender "containers" (own clients, empty token memory — local/harness/sender.ts) each get one SQS record
  * and are invoked at the same moment. Then, still warm, the 50 are invoked again at once after the token's
  * lifetime ended (the simulator issues 8-second tokens; whatever the gateway's refresh-ahead policy, every
  * container must get a new token by then): again exactly one of them may call gettoken.
  */
-import { receiveAll, type SenderContainer, senderContainer } from '#test/helpers/sender.js';
+import { receiveAll, type SenderContainer, senderContainer } from '#local/harness/sender.js';
 import { startBenchGateway } from '../lib/gateway.js';
 import type { Metric } from '../lib/harness.js';
 import { sleep } from '../lib/harness.js';

@@ -1,39 +1,7 @@
 import type { GatewayConfig } from '#lib/config/index.js';
-import { QUOTA_DEFAULTS } from '#lib/config/index.js';
-import { type DevKey, newDevKey } from '#local/dev-config.js';
+import { newDevKey } from '#local/dev-config.js';
+import { testConfig } from '#local/harness/config.js';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack.js';
-
-/** A config with app `ops` (and optionally more) and one key for all of them. */
-export function testConfig(
-  key: DevKey,
-  opts: { apps?: string[]; quota?: Partial<GatewayConfig['apps'][string]['quota']> } = {},
-): GatewayConfig {
-  const names = opts.apps ?? ['ops'];
-  return {
-    apps: Object.fromEntries(
-      names.map((name, i) => [
-        name,
-        {
-          corpId: 'wwtest00000000001',
-          agentId: 1000002 + i,
-          secret: `secret-${name}-0123456789`,
-          quota: { ...QUOTA_DEFAULTS, ...opts.quota },
-        },
-      ]),
-    ),
-    apiKeys: [
-      {
-        name: 'test',
-        sha256: key.sha256,
-        apps: names,
-        scopes: ['messages:write', 'messages:read', 'messages:recall'],
-      },
-    ],
-    retentionDays: 30,
-    idempotencyHours: 24,
-    allowLoopbackWebhooks: true,
-  };
-}
 
 /** A parsed JSON response body; tests assert on it field by field. */
 // biome-ignore lint/suspicious/noExplicitAny: arbitrary JSON from the API under test, narrowed by the assertions

@@ -2,8 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { GatewayConfig } from '#lib/config/index.js';
 import { newDevKey } from '#local/dev-config.js';
+import { testConfig } from '#local/harness/config.js';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack.js';
-import { testConfig } from './gateway.js';
 
 /**
  * The local stack with two apps and three API keys, for the ingest API tests:
@@ -132,7 +132,7 @@ export function rawRequest(
 }
 
 /** Messages in a lane, counting in-flight and delayed ones (what "nothing was enqueued" must compare). */
-import { queueDepth } from './sender.js';
+import { queueDepth } from '#local/harness/sender.js';
 
 export { queueDepth };
 

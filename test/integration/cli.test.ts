@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newDevKey } from '#local/dev-config.js';
+import { testConfig } from '#local/harness/config.js';
 import { startWecomSimulator, type WecomSimulator } from '#local/wecom-sim/index.js';
-import { testConfig, waitFor } from '#test/helpers/gateway.js';
+import { waitFor } from '#test/helpers/gateway.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 

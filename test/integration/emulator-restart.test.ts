@@ -1,7 +1,7 @@
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { queueDepth } from '#local/harness/sender.js';
 import { type JsonBody, startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
-import { queueDepth } from '#test/helpers/sender.js';
 
 const TERMINAL = ['sent', 'failed', 'dead'];
 const LANE_VISIBILITY_SECONDS = 10;

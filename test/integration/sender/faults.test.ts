@@ -3,8 +3,8 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { toQueuedMessage } from '#lib/model/index.js';
 import { createDocumentClient, DynamoMessageStore } from '#lib/store/index.js';
+import { queueDepth, senderContainer } from '#local/harness/sender.js';
 import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
-import { queueDepth, senderContainer } from '#test/helpers/sender.js';
 
 /** Retries after 1 s instead of WeCom-friendly minutes; a 45009 pause of 1.5 s instead of 60 s. */
 const runtime = {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { queueDepth } from '#local/harness/sender.js';
 import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
-import { queueDepth } from '#test/helpers/sender.js';
 
 /**
  * WeCom's windows are a minute and an hour; here both the gateway and the simulator run on 2-second "minutes"

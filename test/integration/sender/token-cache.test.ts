@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient, DynamoTokenStore } from '#lib/store/index.js';
+import { receiveAll, type SenderContainer, senderContainer } from '#local/harness/sender.js';
 import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
-import { receiveAll, type SenderContainer, senderContainer } from '#test/helpers/sender.js';
 
 describe('token cache on the local stack', () => {
   let gw: TestGateway;
