@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { describe, expect, it } from 'vitest';
 import { createIngestHandler, wrapIngestHandler } from '#functions/ingest/app.js';
 import type { ApiKeyConfig } from '#lib/config/index.js';
-import { authenticate, createAuthenticator, UnauthenticatedError } from '#lib/ingest/index.js';
+import { UnauthenticatedError } from '#lib/ingest/index.js';
 import { buildHttpApiEvent, buildLambdaContext } from '#local/events/index.js';
 import { fakeConfig, fakeIngest, OPS_KEY, storeDown } from '#test/helpers/ingest-fakes.js';
 import { messageBody } from '#test/helpers/messages-factories.js';
@@ -143,26 +143,5 @@ describe('ingest handler with its middleware chain', () => {
     const bare = createIngestHandler(f.deps);
     const e = { ...event('GET /v1/messages/{id}', { id: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV' }), headers: {} };
     await expect(bare(e)).rejects.toBeInstanceOf(UnauthenticatedError);
-  });
-});
-
-describe('createAuthenticator', () => {
-  const keys = fakeConfig().apiKeys;
-
-  it('finds the key whose SHA-256 matches', () => {
-    expect(createAuthenticator(keys)(`Bearer ${OPS_KEY}`).name).toBe('ops-key');
-    expect(authenticate(`bearer   ${OPS_KEY}  `, keys).name).toBe('ops-key');
-  });
-
-  it.each([
-    undefined,
-    '',
-    'Bearer',
-    `Basic ${OPS_KEY}`,
-    `Bearer ${OPS_KEY}x`,
-    `Bearer ${OPS_KEY} extra`,
-    'Bearer short',
-  ])('throws UnauthenticatedError for %j', (header) => {
-    expect(() => createAuthenticator(keys)(header)).toThrow(UnauthenticatedError);
   });
 });
