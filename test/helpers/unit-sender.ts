@@ -70,14 +70,17 @@ export class FakeSenderStore implements MessageStore {
 export class FakeLanes implements MessageQueue {
   readonly enqueued: { lane: LaneName; message: QueuedMessage; delaySeconds: number }[] = [];
   readonly visibility: { receiptHandle: string; seconds: number }[] = [];
+  /** The lane of each retryAfter call, in order. */
+  readonly retryLanes: LaneName[] = [];
   async enqueue(lane: LaneName, message: QueuedMessage, delaySeconds = 0) {
     this.enqueued.push({ lane, message: structuredClone(message), delaySeconds });
   }
   async enqueueBatch() {
     return [];
   }
-  async retryAfter(_lane: LaneName, receiptHandle: string, seconds: number) {
+  async retryAfter(lane: LaneName, receiptHandle: string, seconds: number) {
     this.visibility.push({ receiptHandle, seconds });
+    this.retryLanes.push(lane);
   }
 }
 

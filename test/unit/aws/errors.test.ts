@@ -1,0 +1,65 @@
+import {
+  ConditionalCheckFailedException,
+  DynamoDBServiceException,
+  GetItemCommand,
+  InternalServerError,
+  ProvisionedThroughputExceededException,
+} from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { isAwsUnavailable, isConditionFailed } from '#lib/aws/index.js';
+import { closedEndpoint } from '#test/helpers/closed-port.js';
+import { localDynamoClient } from '#test/helpers/local-clients.js';
+
+const metadata = (httpStatusCode?: number) => ({ $metadata: { httpStatusCode, attempts: 4 } });
+
+/** The error the real SDK raises for DynamoDB down: connection refused (no HTTP answer), after its retries. */
+async function refusedError(): Promise<unknown> {
+  const db = localDynamoClient(await closedEndpoint(), { maxAttempts: 1 });
+  try {
+    return await db.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'x' } } })).then(
+      () => expect.fail('an endpoint where nothing listens answered'),
+      (err: unknown) => err,
+    );
+  } finally {
+    db.destroy();
+  }
+}
+
+describe('isAwsUnavailable', () => {
+  it('is true for a service that cannot be reached (the SDK error of a refused connection)', async () => {
+    expect(isAwsUnavailable(await refusedError())).toBe(true);
+  });
+
+  it('is true for a failure on the service side and for throttling', () => {
+    expect(isAwsUnavailable(new InternalServerError({ message: 'boom', ...metadata(500) }))).toBe(true);
+    const throttled = new ProvisionedThroughputExceededException({ message: 'slow down', ...metadata(400) });
+    expect(isAwsUnavailable(throttled)).toBe(true);
+  });
+
+  it('is false for errors the request itself caused, and for anything that is not an SDK error', () => {
+    const validation = new DynamoDBServiceException({
+      name: 'ValidationException',
+      $fault: 'client',
+      message: 'bad expression',
+      ...metadata(400),
+    });
+    expect(isAwsUnavailable(validation)).toBe(false);
+    expect(isAwsUnavailable(new ConditionalCheckFailedException({ message: 'no', ...metadata(400) }))).toBe(
+      false,
+    );
+    expect(isAwsUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(
+      false,
+    );
+    expect(isAwsUnavailable('down')).toBe(false);
+  });
+});
+
+describe('isConditionFailed', () => {
+  it('recognises the SDK exception by name, and nothing else', () => {
+    expect(isConditionFailed(new ConditionalCheckFailedException({ message: 'no', ...metadata(400) }))).toBe(
+      true,
+    );
+    expect(isConditionFailed(new InternalServerError({ message: 'boom', ...metadata(500) }))).toBe(false);
+    expect(isConditionFailed(undefined)).toBe(false);
+  });
+});
