@@ -1,5 +1,12 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import {
+  bearerAuth,
+  flushMetrics,
+  type HttpEvent,
+  httpErrors,
+  jsonBody,
+} from '#functions/shared/middleware.js';
 import type { ApiKeyConfig } from '#lib/config/index.js';
 import { type HttpResponse, json, RouteNotFoundError, toErrorBody } from '#lib/http/index.js';
 import {
@@ -12,7 +19,6 @@ import {
   submitMessage,
 } from '#lib/ingest/index.js';
 import { type Route, routeOf } from '#lib/resources/index.js';
-import { bearerAuth, flushMetrics, type HttpEvent, httpErrors, jsonBody } from '../shared/middleware.js';
 
 /** API Gateway's own limit is 10 MB; the gateway's is 1 MB (a WeCom message is far smaller). */
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,8 +1,8 @@
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { flushMetrics } from '#functions/shared/middleware.js';
 import { LANES, type LaneName } from '#lib/resources/index.js';
 import { type IncomingRecord, processBatch, type SenderDeps } from '#lib/sender/index.js';
-import { flushMetrics } from '../shared/middleware.js';
 
 /** Which lane a record came from: its queue's name is the last part of both the ARN and the queue URL. */
 const laneOf = (deps: { env: { queueUrls: Record<LaneName, string> } }, arn: string): LaneName => {

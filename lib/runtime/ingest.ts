@@ -2,7 +2,7 @@ import type { IngestDeps } from '#lib/ingest/index.js';
 import { createUrlGuard } from '#lib/net/index.js';
 import { DynamoIdempotencyStore } from '#lib/store/index.js';
 import { createFetchWecomClient } from '#lib/wecom/index.js';
-import { type Closable, type RuntimeOptions, shared } from './shared.js';
+import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js';
 
 /**
  * Everything the ingest function needs, built once per container (clients, config, logger).
@@ -11,7 +11,9 @@ import { type Closable, type RuntimeOptions, shared } from './shared.js';
  */
 export async function createIngestDeps(opts: RuntimeOptions = {}): Promise<IngestDeps & Closable> {
   // Ingest only recalls now and then: Node's fetch keeps undici out of its bundle.
-  const s = await shared('ingest', opts, (env) => createFetchWecomClient({ baseUrl: env.wecomApiBase }));
+  const s = await buildCommonDeps('ingest', opts, (env) =>
+    createFetchWecomClient({ baseUrl: env.wecomApiBase }),
+  );
   return {
     config: s.config,
     messages: s.messages,

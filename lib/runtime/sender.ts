@@ -3,13 +3,13 @@ import { MAX_RECEIVE_COUNT } from '#lib/resources/index.js';
 import { PauseCache, QuotaGuard, type SenderDeps, WECOM_WINDOWS } from '#lib/sender/index.js';
 import { DynamoPauseStore, DynamoQuotaStore } from '#lib/store/index.js';
 import { createUndiciWecomClient } from '#lib/wecom/undici.js';
-import { type Closable, type RuntimeOptions, shared } from './shared.js';
+import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js';
 
 /** Everything the sender function needs, built once per container. */
 export async function createSenderDeps(
   opts: RuntimeOptions = {},
 ): Promise<SenderDeps & Closable & { env: GatewayEnv }> {
-  const s = await shared('sender', opts, (env) =>
+  const s = await buildCommonDeps('sender', opts, (env) =>
     createUndiciWecomClient({ ...opts.wecom, baseUrl: env.wecomApiBase }),
   );
   return {

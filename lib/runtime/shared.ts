@@ -39,7 +39,8 @@ export interface Shared {
   db: ReturnType<typeof createDocumentClient>;
 }
 
-export async function shared(
+/** What both functions build the same way: config, logger, metrics, clients, the token cache, the stores. */
+export async function buildCommonDeps(
   service: string,
   opts: RuntimeOptions,
   wecomFor: (env: GatewayEnv) => WecomClient,
