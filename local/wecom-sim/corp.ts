@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ERRCODE, errmsgFor } from './errcodes.js';
 import { SimulatorConfigError } from './errors.js';
+import { Tokens } from './tokens.js';
 import type {
   DroppedMessage,
   DropReason,
@@ -49,12 +50,6 @@ export type ApiName = 'send' | 'recall';
 interface AppState {
   app: SimApp;
   key: string;
-}
-
-interface TokenRecord {
-  app: AppState;
-  expiresAt: number;
-  revoked: boolean;
 }
 
 interface SentRecord {
@@ -107,18 +102,13 @@ export class Corp {
   readonly #clock: () => number;
   readonly #limits: SimLimits;
   readonly #windows: SimWindows;
-  readonly #tokenTtlMs: number;
-  readonly #tokenTtlSeconds: number;
+  readonly #tokens: Tokens<AppState>;
   readonly #dayQuota: number;
   readonly #seats: number;
   readonly #inboxLimit: number;
   readonly #directory: Directory | undefined;
   readonly #appsByCorp = new Map<string, Map<string, AppState>>();
 
-  #tokens = new Map<string, TokenRecord>();
-  /** The token each app was last given (WeCom hands it out again while it is valid). */
-  #current = new Map<AppState, string>();
-  #tokenSweepAt = 1024;
   #stats = emptyStats();
   readonly #apiMinute: FixedWindowCounter;
   readonly #apiHour: FixedWindowCounter;
@@ -137,8 +127,7 @@ export class Corp {
     this.#clock = opts.clock ?? Date.now;
     this.#limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.#windows = { ...DEFAULT_WINDOWS, ...opts.windows };
-    this.#tokenTtlSeconds = opts.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
-    this.#tokenTtlMs = this.#tokenTtlSeconds * 1000;
+    this.#tokens = new Tokens(opts.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS);
     this.#seats = opts.seats ?? DEFAULT_SEATS;
     this.#dayQuota = this.#seats * PERSON_TIMES_PER_SEAT_PER_DAY;
     this.#inboxLimit = opts.inboxLimit ?? 10_000;
@@ -196,48 +185,24 @@ export class Corp {
     const app = bySecret.get(corpsecret);
     // WeCom: 40001 means a wrong secret here, not a bad token.
     if (app === undefined) return answer(ERRCODE.invalidSecret);
-    const now = this.#clock();
-    this.#sweepTokens(now);
-    // WeCom: "有效期内重复获取返回相同结果" — within its lifetime a token is handed out again, with the time it has
-    // left; a client that refreshes ahead of expiry must cope with getting the same token back.
-    const current = this.#current.get(app);
-    const rec = current === undefined ? undefined : this.#tokens.get(current);
-    if (current !== undefined && rec !== undefined && !rec.revoked && rec.expiresAt > now) {
-      return answer(ERRCODE.ok, undefined, {
-        access_token: current,
-        expires_in: Math.ceil((rec.expiresAt - now) / 1000),
-      });
-    }
-    // Opaque and well under WeCom's 512-byte maximum. A new token does not revoke the previous one:
-    // WeCom keeps older tokens valid until they expire.
-    const token = randomBytes(48).toString('base64url');
-    this.#tokens.set(token, { app, expiresAt: now + this.#tokenTtlMs, revoked: false });
-    this.#current.set(app, token);
-    return answer(ERRCODE.ok, undefined, { access_token: token, expires_in: this.#tokenTtlSeconds });
-  }
-
-  #sweepTokens(now: number): void {
-    if (this.#tokens.size < this.#tokenSweepAt) return;
-    for (const [token, rec] of this.#tokens) if (rec.expiresAt <= now) this.#tokens.delete(token);
-    this.#tokenSweepAt = Math.max(1024, this.#tokens.size * 2);
+    return answer(ERRCODE.ok, undefined, { ...this.#tokens.issue(app, this.#clock()) });
   }
 
   /** Makes every token issued so far answer 42001, as WeCom does when it invalidates early. */
   revokeAllTokens(): void {
-    for (const rec of this.#tokens.values()) rec.revoked = true;
+    this.#tokens.revokeAll();
   }
 
   revokeToken(token: string | null): void {
-    const rec = token === null ? undefined : this.#tokens.get(token);
-    if (rec !== undefined) rec.revoked = true;
+    this.#tokens.revoke(token);
   }
 
   #authenticate(token: string | null, now: number): Auth {
     if (!token) return { answer: answer(ERRCODE.missingAccessToken) };
-    const rec = this.#tokens.get(token);
-    if (rec === undefined) return { answer: answer(ERRCODE.invalidAccessToken) };
-    if (rec.revoked || rec.expiresAt <= now) return { answer: answer(ERRCODE.accessTokenExpired) };
-    return { app: rec.app };
+    const found = this.#tokens.find(token, now);
+    if (found === 'unknown') return { answer: answer(ERRCODE.invalidAccessToken) };
+    if (found === 'expired') return { answer: answer(ERRCODE.accessTokenExpired) };
+    return { app: found };
   }
 
   /**
@@ -471,8 +436,7 @@ export class Corp {
   }
 
   reset(): void {
-    this.#tokens = new Map();
-    this.#current = new Map();
+    this.#tokens.clear();
     this.#stats = emptyStats();
     this.#apiMinute.clear();
     this.#apiHour.clear();
