@@ -1,10 +1,17 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { ERRCODE, errmsgFor } from './errcodes.js';
+import { randomBytes } from 'node:crypto';
+import { answerContacts, type ContactsApi } from './contacts.js';
+import { ALL_MEMBERS_INBOX, Directory, type Resolution } from './directory.js';
+import { DuplicateCheck, type SuppressedDuplicate } from './duplicates.js';
+import { type ApiAnswer, apiAnswer as answer, ERRCODE } from './errcodes.js';
 import { SimulatorConfigError } from './errors.js';
+import { Inboxes } from './inboxes.js';
+import { IpBans } from './ip-ban.js';
+import { Limits } from './limits.js';
+import { DEFAULT_READINGS, resolveReadings, type SimReadings } from './readings.js';
 import { Tokens } from './tokens.js';
 import type {
   DroppedMessage,
-  DropReason,
+  FaultPath,
   ReceivedMessage,
   SimApp,
   SimDirectory,
@@ -16,14 +23,14 @@ import type {
 import {
   duplicateCheckInterval,
   isRejection,
-  MAX_DUPLICATE_CHECK_INTERVAL_S,
   parseAgentId,
   parseRecipients,
-  type Recipients,
   validateMessage,
   wantsResponseCode,
 } from './validation.js';
-import { FixedWindowCounter } from './windows.js';
+
+export { ALL_MEMBERS_INBOX } from './directory.js';
+export type { ApiAnswer } from './errcodes.js';
 
 /** WeCom defaults (SPEC §5): corp per API 10,000/min and 150,000/h, member 30/min and 1,000/h. */
 export const DEFAULT_LIMITS: SimLimits = {
@@ -40,12 +47,8 @@ export const PERSON_TIMES_PER_SEAT_PER_DAY = 200;
 /** WeCom: message/recall only works within 24 hours of sending (real hours, not the shrinkable day window). */
 export const RECALL_WINDOW_MS = 24 * 3_600_000;
 const SENT_RETENTION_MS = 2 * RECALL_WINDOW_MS;
-const DROPS_LIMIT = 100_000;
-/** Inbox key for `touser: '@all'` when no directory says who "all" is. */
-export const ALL_MEMBERS_INBOX = '@all';
 
-export type ApiAnswer = Record<string, unknown> & { errcode: number; errmsg: string };
-export type ApiName = 'send' | 'recall';
+export type ApiName = 'send' | 'recall' | ContactsApi;
 
 interface AppState {
   app: SimApp;
@@ -58,89 +61,55 @@ interface SentRecord {
   entries: ReceivedMessage[];
 }
 
-interface Fingerprint {
-  msgid: string;
-  at: number;
-}
-
-interface Directory {
-  users?: Set<string>;
-  parties?: Set<string>;
-  tags?: Set<string>;
-  unlicensed: Set<string>;
-  partyMembers: Map<string, string[]>;
-  tagMembers: Map<string, string[]>;
-}
-
 type Auth = { app: AppState } | { answer: ApiAnswer };
+type Counters = Omit<SimStats, 'readings' | 'clockOffsetMs' | 'blocks' | 'ipBans'>;
 
-const lower = (ids: string[] | undefined): Set<string> | undefined =>
-  ids === undefined ? undefined : new Set(ids.map((id) => id.toLowerCase()));
-
-const toMemberMap = (m: Record<string, string[]> | undefined): Map<string, string[]> =>
-  new Map(Object.entries(m ?? {}).map(([k, v]) => [k, v.map((id) => id.toLowerCase())]));
-
-function answer(errcode: number, detail?: string, extra: Record<string, unknown> = {}): ApiAnswer {
-  return { errcode, errmsg: errmsgFor(errcode, detail), ...extra };
-}
-
-function emptyStats(): SimStats {
+function emptyCounters(): Counters {
   return {
     gettokenCalls: 0,
     sendCalls: 0,
     recallCalls: 0,
+    contactsCalls: 0,
     delivered: 0,
     dropped: 0,
     rateLimited: 0,
     duplicatesSuppressed: 0,
     byErrcode: {},
+    callsByIp: {},
   };
 }
 
 /** WeCom's server-side state for one simulated corp: apps, tokens, limits, inboxes. No HTTP here. */
 export class Corp {
-  readonly #clock: () => number;
-  readonly #limits: SimLimits;
-  readonly #windows: SimWindows;
-  readonly #tokens: Tokens<AppState>;
-  readonly #dayQuota: number;
+  readonly #baseClock: () => number;
+  #clockOffsetMs = 0;
+  #readings: SimReadings;
+  #directory: Directory;
   readonly #seats: number;
-  readonly #inboxLimit: number;
-  readonly #directory: Directory | undefined;
   readonly #appsByCorp = new Map<string, Map<string, AppState>>();
-
-  #stats = emptyStats();
-  readonly #apiMinute: FixedWindowCounter;
-  readonly #apiHour: FixedWindowCounter;
-  readonly #blockedUntil = new Map<string, number>();
-  readonly #personTimesDay: FixedWindowCounter;
-  readonly #memberMinute: FixedWindowCounter;
-  readonly #memberHour: FixedWindowCounter;
-  #inboxes = new Map<string, ReceivedMessage[]>();
-  #drops: DroppedMessage[] = [];
+  readonly #tokens: Tokens<AppState>;
+  readonly #limits: Limits;
+  readonly #duplicates: DuplicateCheck;
+  readonly #ipBans: IpBans;
+  readonly #inboxes: Inboxes;
+  #counters = emptyCounters();
   #sent = new Map<string, SentRecord>();
-  #fingerprints = new Map<string, Fingerprint>();
   #msgSeq = 0;
 
   constructor(opts: SimulatorOptions) {
     if (opts.apps.length === 0) throw new SimulatorConfigError('at least one app is required');
-    this.#clock = opts.clock ?? Date.now;
-    this.#limits = { ...DEFAULT_LIMITS, ...opts.limits };
-    this.#windows = { ...DEFAULT_WINDOWS, ...opts.windows };
-    this.#tokens = new Tokens(opts.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS);
+    this.#baseClock = opts.clock ?? Date.now;
+    this.#readings = resolveReadings(opts.readings, DEFAULT_READINGS);
+    this.#directory = new Directory(opts.directory);
     this.#seats = opts.seats ?? DEFAULT_SEATS;
-    this.#dayQuota = this.#seats * PERSON_TIMES_PER_SEAT_PER_DAY;
-    this.#inboxLimit = opts.inboxLimit ?? 10_000;
-    this.#directory = opts.directory === undefined ? undefined : this.#buildDirectory(opts.directory);
-    this.#apiMinute = new FixedWindowCounter(this.#windows.minuteMs);
-    this.#apiHour = new FixedWindowCounter(this.#windows.hourMs);
-    // WeCom's day starts at midnight China Standard Time (UTC+8); scaled test days keep epoch alignment.
-    this.#personTimesDay = new FixedWindowCounter(
-      this.#windows.dayMs,
-      this.#windows.dayMs === DEFAULT_WINDOWS.dayMs ? 8 * 3_600_000 : 0,
-    );
-    this.#memberMinute = new FixedWindowCounter(this.#windows.minuteMs);
-    this.#memberHour = new FixedWindowCounter(this.#windows.hourMs);
+    const windows = { ...DEFAULT_WINDOWS, ...opts.windows };
+    const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    const readings = () => this.#readings;
+    this.#limits = new Limits(limits, windows, this.#seats * PERSON_TIMES_PER_SEAT_PER_DAY, readings);
+    this.#duplicates = new DuplicateCheck(() => this.#readings.duplicateCheck);
+    this.#ipBans = new IpBans(windows.hourMs);
+    this.#inboxes = new Inboxes(opts.inboxLimit ?? 10_000);
+    this.#tokens = new Tokens(opts.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS);
     for (const app of opts.apps) {
       const bySecret = this.#appsByCorp.get(app.corpId) ?? new Map<string, AppState>();
       if (bySecret.has(app.secret))
@@ -150,42 +119,69 @@ export class Corp {
     }
   }
 
-  #buildDirectory(d: SimDirectory): Directory {
-    return {
-      users: lower(d.users),
-      parties: d.parties === undefined ? undefined : new Set(d.parties),
-      tags: d.tags === undefined ? undefined : new Set(d.tags),
-      unlicensed: lower(d.unlicensedUsers) ?? new Set(),
-      partyMembers: toMemberMap(d.partyMembers),
-      tagMembers: toMemberMap(d.tagMembers),
-    };
-  }
-
+  /** WeCom's clock: the given clock plus the offset set through `POST /__sim/clock`. */
   now(): number {
-    return this.#clock();
+    return this.#baseClock() + this.#clockOffsetMs;
   }
 
-  countCall(path: 'gettoken' | ApiName): void {
-    if (path === 'gettoken') this.#stats.gettokenCalls++;
-    else if (path === 'send') this.#stats.sendCalls++;
-    else this.#stats.recallCalls++;
+  get clockOffsetMs(): number {
+    return this.#clockOffsetMs;
+  }
+
+  setClockOffset(ms: number): void {
+    this.#clockOffsetMs = ms;
+  }
+
+  readings(): SimReadings {
+    return { ...this.#readings };
+  }
+
+  /** Changes the readings for later calls; what the counters remember stays and is read the new way. */
+  setReadings(input: unknown): SimReadings {
+    this.#readings = resolveReadings(input, this.#readings);
+    return this.readings();
+  }
+
+  directory(): SimDirectory {
+    return structuredClone(this.#directory.source);
+  }
+
+  setDirectory(d: SimDirectory): void {
+    this.#directory = new Directory(d);
+  }
+
+  countCall(path: FaultPath, ip: string): void {
+    if (path === 'gettoken') this.#counters.gettokenCalls++;
+    else if (path === 'send') this.#counters.sendCalls++;
+    else if (path === 'recall') this.#counters.recallCalls++;
+    else this.#counters.contactsCalls++;
+    this.#counters.callsByIp[ip] = (this.#counters.callsByIp[ip] ?? 0) + 1;
   }
 
   recordAnswer(errcode: number): void {
     const key = String(errcode);
-    this.#stats.byErrcode[key] = (this.#stats.byErrcode[key] ?? 0) + 1;
-    if (errcode === ERRCODE.apiFreqOutOfLimit) this.#stats.rateLimited++;
+    this.#counters.byErrcode[key] = (this.#counters.byErrcode[key] ?? 0) + 1;
+    if (errcode === ERRCODE.apiFreqOutOfLimit) this.#counters.rateLimited++;
   }
 
-  gettoken(corpid: string | null, corpsecret: string | null): ApiAnswer {
+  /** The answer every API call from a banned IP gets (ip-ban.ts), or undefined. */
+  ipBanned(ip: string): ApiAnswer | undefined {
+    const until = this.#ipBans.bannedUntil(ip, this.now());
+    return until === undefined ? undefined : answer(ERRCODE.apiFreqOutOfLimit, `ip ${ip} banned`);
+  }
+
+  gettoken(corpid: string | null, corpsecret: string | null, ip: string): ApiAnswer {
     if (!corpid) return answer(ERRCODE.missingCorpId);
     if (!corpsecret) return answer(ERRCODE.missingSecret);
     const bySecret = this.#appsByCorp.get(corpid);
     if (bySecret === undefined) return answer(ERRCODE.invalidCorpId);
     const app = bySecret.get(corpsecret);
-    // WeCom: 40001 means a wrong secret here, not a bad token.
-    if (app === undefined) return answer(ERRCODE.invalidSecret);
-    return answer(ERRCODE.ok, undefined, { ...this.#tokens.issue(app, this.#clock()) });
+    if (app === undefined) {
+      // WeCom: 40001 means a wrong secret here, not a bad token; repeated ones get the caller's IP banned.
+      this.#ipBans.wrongSecret(ip, this.now(), this.#readings.ipBanAfter);
+      return answer(ERRCODE.invalidSecret);
+    }
+    return answer(ERRCODE.ok, undefined, { ...this.#tokens.issue(app, this.now()) });
   }
 
   /** Makes every token issued so far answer 42001, as WeCom does when it invalidates early. */
@@ -197,43 +193,23 @@ export class Corp {
     this.#tokens.revoke(token);
   }
 
-  #authenticate(token: string | null, now: number): Auth {
+  /** Authenticates and counts an API call against the app's per-API limits. */
+  #admit(token: string | null, api: ApiName, now: number): Auth {
     if (!token) return { answer: answer(ERRCODE.missingAccessToken) };
     const found = this.#tokens.find(token, now);
     if (found === 'unknown') return { answer: answer(ERRCODE.invalidAccessToken) };
     if (found === 'expired') return { answer: answer(ERRCODE.accessTokenExpired) };
-    return { app: found };
-  }
-
-  /**
-   * WeCom's frequency interception lasts as long as the limit's own period: a minute-limit hit blocks
-   * the API for 60 s from that moment, an hour-limit hit for an hour. Blocked calls are not counted.
-   */
-  #admitApiCall(app: AppState, api: ApiName, now: number): ApiAnswer | undefined {
-    const key = `${app.key}|${api}`;
-    const blockedUntil = this.#blockedUntil.get(key);
-    if (blockedUntil !== undefined) {
-      if (now < blockedUntil) return answer(ERRCODE.apiFreqOutOfLimit, 'app blocked');
-      this.#blockedUntil.delete(key);
-    }
-    if (this.#apiMinute.add(key, now) > this.#limits.perAppPerMinute) {
-      this.#blockedUntil.set(key, now + this.#windows.minuteMs);
-      return answer(ERRCODE.apiFreqOutOfLimit, 'minute limit');
-    }
-    if (this.#apiHour.add(key, now) > this.#limits.perAppPerHour) {
-      this.#blockedUntil.set(key, now + this.#windows.hourMs);
-      return answer(ERRCODE.apiFreqOutOfLimit, 'hour limit');
-    }
-    return undefined;
+    const refused = this.#limits.admitApiCall(`${found.key}|${api}`, now);
+    return refused === undefined
+      ? { app: found }
+      : { answer: answer(ERRCODE.apiFreqOutOfLimit, refused.detail) };
   }
 
   send(token: string | null, rawBody: string): ApiAnswer {
-    const now = this.#clock();
-    const auth = this.#authenticate(token, now);
+    const now = this.now();
+    const auth = this.#admit(token, 'send', now);
     if ('answer' in auth) return auth.answer;
     const { app } = auth;
-    const limited = this.#admitApiCall(app, 'send', now);
-    if (limited !== undefined) return limited;
 
     const body = parseJsonObject(rawBody);
     if (body === undefined) return answer(ERRCODE.dataFormatError);
@@ -244,143 +220,72 @@ export class Corp {
     if (invalidMessage !== undefined) return answer(invalidMessage.errcode, invalidMessage.detail);
     const recipients = parseRecipients(body);
     if (isRejection(recipients)) return answer(recipients.errcode, recipients.detail);
-    const interval = duplicateCheckInterval(body);
-    if (isRejection(interval)) return answer(interval.errcode, interval.detail);
+    const intervalS = duplicateCheckInterval(body);
+    if (isRejection(intervalS)) return answer(intervalS.errcode, intervalS.detail);
 
-    const resolved = this.#resolve(recipients);
+    const resolved = this.#directory.resolve(recipients, agentId, this.#readings.partyReach, this.#seats);
     if (!resolved.anyValid) {
       // WeCom: "如果全部接收人无权限或不存在,则本次调用返回失败,errcode为81013". A body naming no
       // recipient at all gets the same answer here (assumed; the docs do not say).
       return answer(ERRCODE.allRecipientsInvalid, undefined, resolved.report);
     }
 
-    // Every accepted message is fingerprinted; a later copy sent with enable_duplicate_check is compared
-    // against it, which is what makes a resend after an unknown outcome safe.
-    const fingerprint = fingerprintOf(body, agentId);
-    this.#pruneFingerprints(now);
-    if (body.enable_duplicate_check === 1 || body.enable_duplicate_check === true) {
-      const previous = this.#fingerprints.get(fingerprint);
-      if (previous !== undefined && now - previous.at < interval * 1000) {
-        this.#stats.duplicatesSuppressed++;
-        return answer(ERRCODE.ok, undefined, { ...resolved.report, msgid: previous.msgid });
-      }
+    const check = { appKey: app.key, agentId, body, rawBody, intervalS };
+    const earlier = this.#duplicates.check(check, now);
+    if (earlier !== undefined) {
+      this.#counters.duplicatesSuppressed++;
+      return answer(ERRCODE.ok, undefined, { ...resolved.report, msgid: earlier.msgid });
     }
 
-    const dayKey = app.key;
-    if (this.#personTimesDay.current(dayKey, now) + resolved.personTimes > this.#dayQuota) {
-      return answer(ERRCODE.apiFreqOutOfLimit, 'daily person-times limit');
-    }
-    this.#personTimesDay.add(dayKey, now, resolved.personTimes);
+    const refused = this.#limits.chargePersonTimes(app.key, `${app.key}|send`, resolved.personTimes, now);
+    if (refused !== undefined) return answer(ERRCODE.apiFreqOutOfLimit, refused.detail);
 
     const msgid = this.#newMsgId();
-    const msgtype = String(body.msgtype);
-    const entries = this.#deliver(app, msgid, msgtype, body[msgtype], resolved.members, now);
+    const entries = this.#deliver(app, msgid, body, resolved, now);
     this.#rememberSent(msgid, { app, at: now, entries });
-    this.#fingerprints.delete(fingerprint);
-    this.#fingerprints.set(fingerprint, { msgid, at: now });
+    this.#duplicates.remember(check, msgid, now);
 
     const extra: Record<string, unknown> = { ...resolved.report, msgid };
     if (wantsResponseCode(body)) extra.response_code = randomBytes(24).toString('base64url');
     return answer(ERRCODE.ok, undefined, extra);
   }
 
-  #resolve(r: Recipients): {
-    anyValid: boolean;
-    members: string[];
-    personTimes: number;
-    report: Record<string, string>;
-  } {
-    const d = this.#directory;
-    const report: Record<string, string> = {};
-    if (r.all) {
-      if (d?.users === undefined)
-        return { anyValid: true, members: [ALL_MEMBERS_INBOX], personTimes: this.#seats, report };
-      const members = [...d.users].filter((u) => !d.unlicensed.has(u));
-      return { anyValid: true, members, personTimes: members.length, report };
-    }
-    const members = new Set<string>();
-    const invalidUsers: string[] = [];
-    const unlicensed: string[] = [];
-    let valid = 0;
-    for (const raw of r.users) {
-      // WeCom: userids are case-insensitive and reported back in lower case.
-      const user = raw.toLowerCase();
-      if (d?.users !== undefined && !d.users.has(user) && !d.unlicensed.has(user)) {
-        invalidUsers.push(user);
-        continue;
-      }
-      valid++;
-      if (d?.unlicensed.has(user)) unlicensed.push(user);
-      else members.add(user);
-    }
-    const expand = (
-      ids: string[],
-      known: Set<string> | undefined,
-      map: Map<string, string[]> | undefined,
-    ) => {
-      const invalid: string[] = [];
-      for (const id of ids) {
-        if (known !== undefined && !known.has(id)) {
-          invalid.push(id);
-          continue;
-        }
-        valid++;
-        for (const m of map?.get(id) ?? []) if (!d?.unlicensed.has(m)) members.add(m);
-      }
-      return invalid;
-    };
-    const invalidParties = expand(r.parties, d?.parties, d?.partyMembers);
-    const invalidTags = expand(r.tags, d?.tags, d?.tagMembers);
-    if (invalidUsers.length > 0) report.invaliduser = invalidUsers.join('|');
-    if (invalidParties.length > 0) report.invalidparty = invalidParties.join('|');
-    if (invalidTags.length > 0) report.invalidtag = invalidTags.join('|');
-    if (unlicensed.length > 0) report.unlicenseduser = unlicensed.join('|');
-    const list = [...members];
-    return { anyValid: valid > 0, members: list, personTimes: list.length, report };
-  }
-
+  /**
+   * Broadcasts count like direct sends: every member a party, tag or @all reaches uses up one of their own
+   * per-member allowance, and is dropped silently once at its limit.
+   */
   #deliver(
     app: AppState,
     msgid: string,
-    msgtype: string,
-    payload: unknown,
-    members: string[],
+    body: Record<string, unknown>,
+    resolved: Resolution,
     now: number,
   ): ReceivedMessage[] {
+    const msgtype = String(body.msgtype);
     const entries: ReceivedMessage[] = [];
     const agentId = app.app.agentId;
-    for (const user of members) {
-      const reason = user === ALL_MEMBERS_INBOX ? undefined : this.#memberOverLimit(app, user, now);
+    for (const user of resolved.members) {
+      const reason =
+        user === ALL_MEMBERS_INBOX ? undefined : this.#limits.admitMember(`${app.key}|${user}`, now);
       if (reason !== undefined) {
         // WeCom answers errcode 0 and the member simply never sees the message.
-        this.#stats.dropped++;
-        this.#drops.push({ msgid, agentId, userId: user, reason, at: now });
-        if (this.#drops.length > 2 * DROPS_LIMIT) this.#drops.splice(0, this.#drops.length - DROPS_LIMIT);
+        this.#counters.dropped++;
+        this.#inboxes.drop({ msgid, agentId, userId: user, reason, at: now });
         continue;
       }
-      const entry: ReceivedMessage = { msgid, agentId, msgtype, payload, receivedAt: now, recalled: false };
-      let inbox = this.#inboxes.get(user);
-      if (inbox === undefined) {
-        inbox = [];
-        this.#inboxes.set(user, inbox);
-      }
-      inbox.push(entry);
-      // Trim in bulk so the cost stays amortised O(1) per delivery.
-      if (inbox.length > 2 * this.#inboxLimit) inbox.splice(0, inbox.length - this.#inboxLimit);
+      const entry: ReceivedMessage = {
+        msgid,
+        agentId,
+        msgtype,
+        payload: body[msgtype],
+        receivedAt: now,
+        recalled: false,
+      };
+      this.#inboxes.put(user, entry);
       entries.push(entry);
-      this.#stats.delivered++;
+      this.#counters.delivered++;
     }
     return entries;
-  }
-
-  /** Dropped sends are not counted: only messages the member actually received use up the limit. */
-  #memberOverLimit(app: AppState, user: string, now: number): DropReason | undefined {
-    const key = `${app.key}|${user}`;
-    if (this.#memberMinute.current(key, now) >= this.#limits.perMemberPerMinute) return 'member_minute';
-    if (this.#memberHour.current(key, now) >= this.#limits.perMemberPerHour) return 'member_hour';
-    this.#memberMinute.add(key, now);
-    this.#memberHour.add(key, now);
-    return undefined;
   }
 
   #newMsgId(): string {
@@ -396,19 +301,10 @@ export class Corp {
     }
   }
 
-  #pruneFingerprints(now: number): void {
-    for (const [fp, rec] of this.#fingerprints) {
-      if (now - rec.at <= MAX_DUPLICATE_CHECK_INTERVAL_S * 1000) break;
-      this.#fingerprints.delete(fp);
-    }
-  }
-
   recall(token: string | null, rawBody: string): ApiAnswer {
-    const now = this.#clock();
-    const auth = this.#authenticate(token, now);
+    const now = this.now();
+    const auth = this.#admit(token, 'recall', now);
     if ('answer' in auth) return auth.answer;
-    const limited = this.#admitApiCall(auth.app, 'recall', now);
-    if (limited !== undefined) return limited;
     const body = parseJsonObject(rawBody);
     if (body === undefined) return answer(ERRCODE.dataFormatError);
     if (typeof body.msgid !== 'string' || body.msgid.length === 0) {
@@ -422,32 +318,47 @@ export class Corp {
     return answer(ERRCODE.ok);
   }
 
+  /** The contacts reads (contacts.ts). */
+  contacts(api: ContactsApi, token: string | null, query: URLSearchParams): ApiAnswer {
+    const auth = this.#admit(token, api, this.now());
+    if ('answer' in auth) return auth.answer;
+    return answerContacts(api, this.#directory, auth.app.app.agentId, query);
+  }
+
   stats(): SimStats {
-    return { ...this.#stats, byErrcode: { ...this.#stats.byErrcode } };
+    const now = this.now();
+    return {
+      ...this.#counters,
+      byErrcode: { ...this.#counters.byErrcode },
+      callsByIp: { ...this.#counters.callsByIp },
+      readings: this.readings(),
+      clockOffsetMs: this.#clockOffsetMs,
+      blocks: this.#limits.blocks(now),
+      ipBans: this.#ipBans.snapshot(now),
+    };
   }
 
   inbox(userId: string): ReceivedMessage[] {
-    const inbox = this.#inboxes.get(userId === ALL_MEMBERS_INBOX ? userId : userId.toLowerCase()) ?? [];
-    return inbox.slice(-this.#inboxLimit).map((m) => ({ ...m }));
+    return this.#inboxes.list(userId);
   }
 
   drops(): DroppedMessage[] {
-    return this.#drops.slice(-DROPS_LIMIT).map((d) => ({ ...d }));
+    return this.#inboxes.drops();
   }
 
+  duplicates(): SuppressedDuplicate[] {
+    return this.#duplicates.suppressed();
+  }
+
+  /** Forgets everything WeCom remembers (tokens, counters, blocks, bans, inboxes); settings stay. */
   reset(): void {
     this.#tokens.clear();
-    this.#stats = emptyStats();
-    this.#apiMinute.clear();
-    this.#apiHour.clear();
-    this.#blockedUntil.clear();
-    this.#personTimesDay.clear();
-    this.#memberMinute.clear();
-    this.#memberHour.clear();
-    this.#inboxes = new Map();
-    this.#drops = [];
+    this.#counters = emptyCounters();
+    this.#limits.clear();
+    this.#ipBans.clear();
+    this.#inboxes.clear();
     this.#sent = new Map();
-    this.#fingerprints = new Map();
+    this.#duplicates.clear();
   }
 }
 
@@ -460,11 +371,4 @@ export function parseJsonObject(raw: string): Record<string, unknown> | undefine
   } catch {
     return undefined;
   }
-}
-
-/** WeCom compares "同样内容(请求json)": same app, type, message object and recipients. */
-function fingerprintOf(body: Record<string, unknown>, agentId: number): string {
-  const msgtype = String(body.msgtype);
-  const key = JSON.stringify([agentId, msgtype, body[msgtype], body.touser, body.toparty, body.totag]);
-  return createHash('sha1').update(key).digest('base64url');
 }

@@ -14,9 +14,12 @@ export const ERRCODE = {
   invalidUserIdListSize: 40032,
   invalidParameter: 40035,
   invalidAgentId: 40056,
+  /** 不合法的标签ID (assumed for an unknown tagid in tag/get). */
+  invalidTagId: 40068,
   missingAccessToken: 41001,
   missingCorpId: 41002,
   missingSecret: 41004,
+  missingAgentId: 41011,
   accessTokenExpired: 42001,
   /** Recall of a message older than 24 h (SPEC §5). */
   recallTooLate: 42052,
@@ -26,6 +29,12 @@ export const ERRCODE = {
   articleCountOutOfLimit: 45008,
   apiFreqOutOfLimit: 45009,
   dataFormatError: 47001,
+  /** API接口无权限调用: e.g. user/list_id, which "仅支持通过通讯录同步secret调用". */
+  apiForbidden: 48002,
+  /** 部门不存在 (assumed for an unknown department_id). */
+  departmentNotFound: 60003,
+  /** 指定的成员/部门/标签参数无权限: outside the app's visible range (可见范围). */
+  noContactPrivilege: 60011,
   allRecipientsInvalid: 81013,
   /** 无权限操作指定的应用: the body's agentid is not the app the access_token was issued for. */
   noPrivilegeForApp: 301002,
@@ -42,9 +51,11 @@ const ERRMSG: Record<number, string> = {
   40032: 'invalid userid list size',
   40035: 'invalid parameter',
   40056: 'invalid agentid',
+  40068: 'invalid tagid',
   41001: 'access_token missing',
   41002: 'corpid missing',
   41004: 'corpsecret missing',
+  41011: 'agentid missing',
   42001: 'access_token expired',
   42052: 'message recall time out',
   44004: 'empty content',
@@ -52,6 +63,9 @@ const ERRMSG: Record<number, string> = {
   45008: 'article count out of limit',
   45009: 'api freq out of limit',
   47001: 'data format error',
+  48002: 'api forbidden',
+  60003: 'department not found',
+  60011: 'no privilege to access/modify contact/party/agent',
   81013: 'user & party & tag all invalid',
   301002: 'api forbidden for this agentid',
 };
@@ -62,4 +76,10 @@ export function errmsgFor(errcode: number, detail?: string): string {
   const base = ERRMSG[errcode] ?? 'simulated error';
   const withDetail = detail === undefined ? base : `${base}: ${detail}`;
   return `${withDetail}, hint: [wecom-sim], more info at https://open.work.weixin.qq.com/devtool/query?e=${errcode}`;
+}
+
+export type ApiAnswer = Record<string, unknown> & { errcode: number; errmsg: string };
+
+export function apiAnswer(errcode: number, detail?: string, extra: Record<string, unknown> = {}): ApiAnswer {
+  return { errcode, errmsg: errmsgFor(errcode, detail), ...extra };
 }

@@ -1,7 +1,7 @@
 import { InvalidFaultError } from './errors.js';
 import type { FaultControl, FaultKind, FaultPath } from './types.js';
 
-const PATHS: readonly FaultPath[] = ['send', 'gettoken', 'recall'];
+const PATHS: readonly FaultPath[] = ['send', 'gettoken', 'recall', 'contacts'];
 const NAMED_KINDS = new Set(['http500', 'timeout', 'timeoutAfterDelivery', 'reset']);
 
 interface RatedFault {

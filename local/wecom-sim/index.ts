@@ -1,10 +1,16 @@
 /**
  * WeCom server-API simulator for the local stack, integration tests and the benchmark.
  *
- * API: GET /cgi-bin/gettoken, POST /cgi-bin/message/send, POST /cgi-bin/message/recall.
- * Inspection (JSON): GET /__sim/stats, /__sim/inbox/:userId, /__sim/drops, /__sim/requests;
- * POST /__sim/reset, /__sim/faults {rate?:{kind,rate,path?}, script?:{kinds,path?}, clear?:true},
- * /__sim/latency {ms}, /__sim/invalidate-tokens.
+ * API: GET /cgi-bin/gettoken, POST /cgi-bin/message/send, POST /cgi-bin/message/recall; contacts reads
+ * GET /cgi-bin/agent/get, /cgi-bin/department/simplelist, /cgi-bin/user/simplelist, /cgi-bin/tag/get and
+ * POST /cgi-bin/user/list_id (contacts.ts).
+ * Inspection (JSON): GET /__sim/stats, /__sim/inbox/:userId, /__sim/drops, /__sim/duplicates, /__sim/requests,
+ * /__sim/readings, /__sim/directory;
+ * POST /__sim/reset, /__sim/faults {rate?:{kind,rate,path?}, script?:{kinds,path?,times?}, clear?:true},
+ * /__sim/latency {ms}, /__sim/invalidate-tokens, /__sim/readings {preset?, ...fields},
+ * /__sim/directory {SimDirectory}, /__sim/clock {offsetMs} | {advanceMs}.
+ *
+ * Ambiguous WeCom rules are played under readings (readings.ts): `DEFAULT_READINGS` unless options say otherwise.
  */
 export { buildCallbackRequest } from './callback.js';
 export {
@@ -16,8 +22,20 @@ export {
   PERSON_TIMES_PER_SEAT_PER_DAY,
   RECALL_WINDOW_MS,
 } from './corp.js';
+export type { SuppressedDuplicate } from './duplicates.js';
 export { ERRCODE } from './errcodes.js';
 export { InspectionRequestError, InvalidFaultError, SimulatorConfigError, SimulatorError } from './errors.js';
+export {
+  DEFAULT_READINGS,
+  InvalidReadingsError,
+  LENIENT_READINGS,
+  READING_PRESETS,
+  type ReadingPreset,
+  resolveReadings,
+  type SimReadings,
+  type SimReadingsInput,
+  STRICT_READINGS,
+} from './readings.js';
 export { startWecomSimulator } from './server.js';
 export type {
   DroppedMessage,
@@ -29,6 +47,7 @@ export type {
   ReceivedMessage,
   SendCallbackArgs,
   SimApp,
+  SimAppRange,
   SimDirectory,
   SimLimits,
   SimStats,

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sendCallback } from './callback.js';
+import { CONTACTS_ROUTES, type ContactsApi } from './contacts.js';
 import { type ApiAnswer, Corp, parseJsonObject } from './corp.js';
+import { parseDirectory } from './directory.js';
 import { ERRCODE, errmsgFor } from './errcodes.js';
 import { InspectionRequestError, SimulatorError } from './errors.js';
 import { Faults, parseFaultKind, parseFaultPath } from './faults.js';
@@ -17,11 +19,28 @@ const HOLD_CAP_MS = 60_000;
 /** mpnews content may be 666 KB; anything far above that is not a WeCom request. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-const API_ROUTES: Record<string, FaultPath> = {
-  '/cgi-bin/gettoken': 'gettoken',
-  '/cgi-bin/message/send': 'send',
-  '/cgi-bin/message/recall': 'recall',
+interface ApiRoute {
+  path: FaultPath;
+  contacts?: ContactsApi;
+}
+
+const API_ROUTES: Record<string, ApiRoute> = {
+  '/cgi-bin/gettoken': { path: 'gettoken' },
+  '/cgi-bin/message/send': { path: 'send' },
+  '/cgi-bin/message/recall': { path: 'recall' },
+  ...Object.fromEntries(
+    Object.entries(CONTACTS_ROUTES).map(([url, api]) => [
+      url,
+      { path: 'contacts', contacts: api } as ApiRoute,
+    ]),
+  ),
 };
+
+/** The caller's IP as WeCom sees it ("from ip: ..."); IPv4-mapped IPv6 is shown as IPv4. */
+function clientIp(req: IncomingMessage): string {
+  const ip = req.socket.remoteAddress ?? 'unknown';
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+}
 
 interface RequestContext {
   /** The errcode answered, for the request log; null while there is none. */
@@ -93,15 +112,18 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     });
   };
 
-  const runApi = (path: FaultPath, query: URLSearchParams, body: string): ApiAnswer => {
-    if (path === 'gettoken') return corp.gettoken(query.get('corpid'), query.get('corpsecret'));
-    if (path === 'send') return corp.send(query.get('access_token'), body);
+  const runApi = (route: ApiRoute, query: URLSearchParams, body: string, ip: string): ApiAnswer => {
+    const banned = corp.ipBanned(ip);
+    if (banned !== undefined) return banned;
+    if (route.path === 'gettoken') return corp.gettoken(query.get('corpid'), query.get('corpsecret'), ip);
+    if (route.path === 'send') return corp.send(query.get('access_token'), body);
+    if (route.contacts !== undefined) return corp.contacts(route.contacts, query.get('access_token'), query);
     return corp.recall(query.get('access_token'), body);
   };
 
   const applyFault = (
     fault: FaultKind,
-    path: FaultPath,
+    route: ApiRoute,
     query: URLSearchParams,
     body: string,
     req: IncomingMessage,
@@ -125,7 +147,7 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     if (fault === 'timeoutAfterDelivery') {
       // The call takes effect (the message reaches the inboxes) but the answer never arrives:
       // the "unknown outcome" a sender must resolve without making WeCom deliver twice.
-      runApi(path, query, body);
+      runApi(route, query, body, clientIp(req));
       hold(res);
       return;
     }
@@ -134,19 +156,20 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
   };
 
   const handleApi = async (
-    path: FaultPath,
+    route: ApiRoute,
     query: URLSearchParams,
     req: IncomingMessage,
     res: ServerResponse,
     ctx: RequestContext,
   ): Promise<void> => {
-    const body = path === 'gettoken' ? '' : await readBody(req);
-    corp.countCall(path);
+    const body = route.path === 'gettoken' ? '' : await readBody(req);
+    const ip = clientIp(req);
+    corp.countCall(route.path, ip);
     if (latencyMs > 0) await sleep(latencyMs);
     if (stopped || res.destroyed) return;
-    const fault = faults.next(path);
-    if (fault !== undefined) applyFault(fault, path, query, body, req, res, ctx);
-    else answerApi(res, ctx, runApi(path, query, body));
+    const fault = faults.next(route.path);
+    if (fault !== undefined) applyFault(fault, route, query, body, req, res, ctx);
+    else answerApi(res, ctx, runApi(route, query, body, ip));
   };
 
   const handleInspection = async (path: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -154,7 +177,10 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     if (req.method === 'GET') {
       if (route === 'stats') return writeJson(res, 200, corp.stats());
       if (route === 'drops') return writeJson(res, 200, corp.drops());
+      if (route === 'duplicates') return writeJson(res, 200, corp.duplicates());
       if (route === 'requests') return writeJson(res, 200, log.list());
+      if (route === 'readings') return writeJson(res, 200, corp.readings());
+      if (route === 'directory') return writeJson(res, 200, corp.directory());
       if (route.startsWith('inbox/'))
         return writeJson(res, 200, corp.inbox(decodeURIComponent(route.slice(6))));
     }
@@ -162,24 +188,51 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
       const raw = await readBody(req);
       const body = raw.trim() === '' ? {} : parseJsonObject(raw);
       if (body === undefined) throw new InspectionRequestError('body must be a JSON object');
-      if (route === 'reset') {
-        simulator.reset();
-        return writeJson(res, 200, { ok: true });
-      }
-      if (route === 'invalidate-tokens') {
-        corp.revokeAllTokens();
-        return writeJson(res, 200, { ok: true });
-      }
-      if (route === 'latency') {
-        setLatency(typeof body.ms === 'number' ? body.ms : Number.NaN);
-        return writeJson(res, 200, { ok: true, latencyMs });
-      }
-      if (route === 'faults') {
-        applyFaultRequest(body);
-        return writeJson(res, 200, { ok: true });
-      }
+      const answer = postInspection(route, body);
+      if (answer !== undefined) return writeJson(res, 200, answer);
     }
     writeJson(res, 404, { error: 'not found', code: 'SIM_NOT_FOUND' });
+  };
+
+  /** The POST routes of the inspection API; undefined for an unknown route. */
+  const postInspection = (route: string, body: Record<string, unknown>): unknown => {
+    switch (route) {
+      case 'reset':
+        simulator.reset();
+        return { ok: true };
+      case 'invalidate-tokens':
+        corp.revokeAllTokens();
+        return { ok: true };
+      case 'latency':
+        setLatency(typeof body.ms === 'number' ? body.ms : Number.NaN);
+        return { ok: true, latencyMs };
+      case 'faults':
+        applyFaultRequest(body);
+        return { ok: true };
+      case 'readings':
+        return corp.setReadings(body);
+      case 'directory':
+        corp.setDirectory(parseDirectory(body));
+        return corp.directory();
+      case 'clock':
+        return applyClockRequest(body);
+      default:
+        return undefined;
+    }
+  };
+
+  /** `{ offsetMs }` sets WeCom's clock offset, `{ advanceMs }` adds to it. */
+  const applyClockRequest = (body: Record<string, unknown>) => {
+    const { offsetMs, advanceMs } = body;
+    const given = offsetMs ?? advanceMs;
+    if (
+      (offsetMs === undefined) === (advanceMs === undefined) ||
+      typeof given !== 'number' ||
+      !Number.isFinite(given)
+    )
+      throw new InspectionRequestError('give either offsetMs or advanceMs, a finite number of ms');
+    corp.setClockOffset(offsetMs === undefined ? corp.clockOffsetMs + given : given);
+    return { now: corp.now(), offsetMs: corp.clockOffsetMs };
   };
 
   const applyFaultRequest = (body: Record<string, unknown>): void => {
@@ -223,14 +276,14 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
         durationMs: performance.now() - started,
       });
     });
-    const apiPath = API_ROUTES[path];
-    if (apiPath === undefined) {
+    const apiRoute = API_ROUTES[path];
+    if (apiRoute === undefined) {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not found');
       return;
     }
     const query = new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1));
-    handleApi(apiPath, query, req, res, ctx).catch(() => {
+    handleApi(apiRoute, query, req, res, ctx).catch(() => {
       // Only an oversized or aborted body gets here; WeCom would drop such a connection too.
       res.destroy();
     });
@@ -270,8 +323,18 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     stats: () => corp.stats(),
     inbox: (userId) => corp.inbox(userId),
     drops: () => corp.drops(),
+    duplicates: () => corp.duplicates(),
     requests: () => log.list(),
     invalidateTokens: () => corp.revokeAllTokens(),
+    readings: () => corp.readings(),
+    setReadings: (input) => corp.setReadings(input),
+    directory: () => corp.directory(),
+    setDirectory: (d) => corp.setDirectory(parseDirectory(d)),
+    setClockOffset: (ms) => {
+      if (!Number.isFinite(ms))
+        throw new InspectionRequestError('clock offset must be a finite number', { ms });
+      corp.setClockOffset(ms);
+    },
     sendCallback: (args) => sendCallback(args, corp.now()),
   };
   return simulator;

@@ -1,3 +1,6 @@
+import type { SuppressedDuplicate } from './duplicates.js';
+import type { SimReadings, SimReadingsInput } from './readings.js';
+
 /** One WeCom self-built application (自建应用): its secret only works with its own corpId. */
 export interface SimApp {
   corpId: string;
@@ -22,16 +25,40 @@ export interface SimWindows {
   dayMs: number;
 }
 
+/**
+ * Who is in the simulated corp. Ids are strings (WeCom's party and tag ids are integers; numbers are accepted over
+ * HTTP). Userids are case-insensitive, as in WeCom. Everything is optional: without `users` any userid is valid;
+ * without `parties`/`tags` any party/tag id is valid (reaching the members the maps give it, or nobody).
+ */
 export interface SimDirectory {
   users?: string[];
   parties?: string[];
   tags?: string[];
   /** Members without a base-API licence (基础接口许可): reported in `unlicenseduser`, never delivered. */
   unlicensedUsers?: string[];
-  /** Optional expansion of a party id to member ids; without it a party reaches nobody in the inboxes. */
+  /** Members of each party; without it a party reaches nobody in the inboxes. */
   partyMembers?: Record<string, string[]>;
-  /** Optional expansion of a tag id to member ids; without it a tag reaches nobody in the inboxes. */
+  /** Parent of each party. A party without one hangs under the root party `1` (WeCom's root department). */
+  partyParents?: Record<string, string>;
+  /** Members of each tag; without it a tag reaches nobody in the inboxes. */
   tagMembers?: Record<string, string[]>;
+  /** Parties a tag holds (tag/get `partylist`): a tag send reaches their members too. */
+  tagParties?: Record<string, string[]>;
+  /** Per agentid: the app's visible range (可见范围) and contacts permission. Without an entry, the whole corp. */
+  apps?: Record<string, SimAppRange>;
+}
+
+/**
+ * An app's visible range (应用可见范围, what agent/get reports): sends reach only members in it (others are
+ * `invaliduser`, parties outside it `invalidparty`), `@all` means everyone in it, and contacts reads outside it
+ * answer 60011. A party in the range includes the parties below it, as in WeCom's admin console.
+ */
+export interface SimAppRange {
+  users?: string[];
+  parties?: string[];
+  tags?: string[];
+  /** false: the app may not read contacts; user/simplelist, department/simplelist and tag/get answer 48002. */
+  readContacts?: boolean;
 }
 
 export interface SimulatorOptions {
@@ -45,8 +72,14 @@ export interface SimulatorOptions {
   seats?: number;
   limits?: Partial<SimLimits>;
   windows?: Partial<SimWindows>;
-  /** When given, unknown ids are reported invalid like WeCom does. */
+  /** When given, unknown ids are reported invalid like WeCom does. Settable at runtime (`POST /__sim/directory`). */
   directory?: SimDirectory;
+  /**
+   * Which reading of each ambiguous WeCom rule to play (readings.ts): a preset name (`'lenient'`, `'strict'`) or
+   * fields on top of `preset` / `DEFAULT_READINGS`. Settable at runtime (`POST /__sim/readings`).
+   */
+  readings?: SimReadingsInput;
+  /** WeCom's clock; `POST /__sim/clock` adds an offset to it at runtime. Default `Date.now`. */
   clock?: () => number;
   /** Source of randomness for `faults.setRate`; tests inject a deterministic one. */
   random?: () => number;
@@ -55,7 +88,8 @@ export interface SimulatorOptions {
 }
 
 export type FaultKind = { errcode: number } | 'http500' | 'timeout' | 'timeoutAfterDelivery' | 'reset';
-export type FaultPath = 'send' | 'gettoken' | 'recall';
+/** `contacts`: the contacts reads (agent/get, department/simplelist, user/simplelist, tag/get, user/list_id). */
+export type FaultPath = 'send' | 'gettoken' | 'recall' | 'contacts';
 
 export interface FaultControl {
   /** Random faults of that kind at that rate (0..1) on the path (default 'send'); rate 0 removes it. */
@@ -69,6 +103,8 @@ export interface SimStats {
   gettokenCalls: number;
   sendCalls: number;
   recallCalls: number;
+  /** Calls of the contacts reads (agent/get, department/simplelist, user/simplelist, tag/get, user/list_id). */
+  contactsCalls: number;
   /** Person-times that reached an inbox. */
   delivered: number;
   /** Silent per-member drops (WeCom answered errcode 0 but the member never saw the message). */
@@ -77,6 +113,16 @@ export interface SimStats {
   rateLimited: number;
   duplicatesSuppressed: number;
   byErrcode: Record<string, number>;
+  /** API calls per client IP (loopback addresses in tests). */
+  callsByIp: Record<string, number>;
+  /** The readings being played (readings.ts). */
+  readings: SimReadings;
+  /** Added to the simulator's clock (`POST /__sim/clock`). */
+  clockOffsetMs: number;
+  /** 45009 blocks in force: `corpId/agentId|api` → when the block ends (simulator clock, ms). */
+  blocks: Record<string, number>;
+  /** Wrong-secret gettoken calls per IP in the last hour, and banned IPs → when their ban ends. */
+  ipBans: { wrongSecretsByIp: Record<string, number>; bannedUntil: Record<string, number> };
 }
 
 export interface ReceivedMessage {
@@ -127,13 +173,23 @@ export interface WecomSimulator {
   /** e.g. `http://127.0.0.1:54321`, no trailing slash: the value for WECOM_API_BASE. */
   readonly url: string;
   stop(): Promise<void>;
+  /** Forgets everything WeCom remembers, clears faults and the request log; readings, directory, clock stay. */
   reset(): void;
   setLatency(ms: number): void;
   readonly faults: FaultControl;
   stats(): SimStats;
   inbox(userId: string): ReceivedMessage[];
   drops(): DroppedMessage[];
+  /** Sends the duplicate check suppressed, and what they were answered. */
+  duplicates(): SuppressedDuplicate[];
   requests(): LoggedRequest[];
   invalidateTokens(): void;
+  readings(): SimReadings;
+  /** A preset name or fields to change; answers the readings now in force. */
+  setReadings(input: SimReadingsInput): SimReadings;
+  directory(): SimDirectory;
+  setDirectory(directory: SimDirectory): void;
+  /** Moves WeCom's clock: `clock() + ms` from now on (e.g. to reach the end of WeCom's day in a test). */
+  setClockOffset(ms: number): void;
   sendCallback(args: SendCallbackArgs): Promise<{ status: number; body: string }>;
 }

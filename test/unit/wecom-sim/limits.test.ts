@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimulatorOptions, WecomSimulator } from '#local/wecom-sim/index.js';
-import { getToken, manualClock, send, startTestSimulator, textMessage } from '#test/helpers/sim-fixtures.js';
+import {
+  getToken,
+  manualClock,
+  send,
+  sendRepeatedly,
+  startTestSimulator,
+  textMessage,
+} from '#test/helpers/sim-fixtures.js';
 
 const MINUTE = 1000;
 const HOUR = 10_000;
@@ -19,11 +26,7 @@ describe('WeCom simulator › limits', () => {
     });
     return getToken(sim);
   };
-  const sendMany = async (token: string, n: number, body = textMessage()) => {
-    const codes: number[] = [];
-    for (let i = 0; i < n; i++) codes.push((await send(sim, token, body)).errcode);
-    return codes;
-  };
+  const sendMany = (token: string, n: number, body?: unknown) => sendRepeatedly(sim, token, n, body);
 
   afterEach(async () => {
     await sim.stop();
