@@ -2,7 +2,9 @@ import { InvalidFaultError } from './errors.js';
 import type { FaultControl, FaultKind, FaultPath } from './types.js';
 
 const PATHS: readonly FaultPath[] = ['send', 'gettoken', 'recall', 'contacts'];
-const NAMED_KINDS = new Set(['http500', 'timeout', 'timeoutAfterDelivery', 'reset']);
+const NAMED_KINDS = new Set(['http500', 'timeout', 'timeoutAfterDelivery', 'reset', 'resetAfterDelivery']);
+/** A script longer than this is a mistake, not a test. */
+const MAX_SCRIPT_LENGTH = 1_000_000;
 
 interface RatedFault {
   kind: FaultKind;
@@ -51,10 +53,17 @@ export class Faults implements FaultControl {
     this.#rates.set(path, others);
   }
 
-  script(kinds: (FaultKind | 'ok')[], opts: { path?: FaultPath } = {}): void {
+  script(kinds: (FaultKind | 'ok')[], opts: { path?: FaultPath; times?: number } = {}): void {
     const path = parseFaultPath(opts.path);
+    const times = opts.times ?? 1;
+    if (!Number.isInteger(times) || times < 1 || times * kinds.length > MAX_SCRIPT_LENGTH)
+      throw new InvalidFaultError(`times must be an integer >= 1 (at most ${MAX_SCRIPT_LENGTH} outcomes)`, {
+        times,
+      });
     const checked = kinds.map((k) => (k === 'ok' ? k : parseFaultKind(k)));
-    this.#scripts.set(path, [...(this.#scripts.get(path) ?? []), ...checked]);
+    const script = this.#scripts.get(path) ?? [];
+    for (let i = 0; i < times; i++) script.push(...checked);
+    this.#scripts.set(path, script);
   }
 
   clear(): void {

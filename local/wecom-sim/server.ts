@@ -144,11 +144,12 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
       hold(res);
       return;
     }
-    if (fault === 'timeoutAfterDelivery') {
-      // The call takes effect (the message reaches the inboxes) but the answer never arrives:
-      // the "unknown outcome" a sender must resolve without making WeCom deliver twice.
+    if (fault === 'timeoutAfterDelivery' || fault === 'resetAfterDelivery') {
+      // The call takes effect (the message reaches the inboxes and uses up the limits) but the answer never
+      // arrives: the "unknown outcome" a sender must resolve without making WeCom deliver twice.
       runApi(route, query, body, clientIp(req));
-      hold(res);
+      if (fault === 'timeoutAfterDelivery') hold(res);
+      else req.socket.destroy();
       return;
     }
     if (fault.errcode === ERRCODE.accessTokenExpired) corp.revokeToken(query.get('access_token'));
@@ -245,8 +246,10 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     const script = body.script as Record<string, unknown> | undefined;
     if (script !== undefined) {
       if (!Array.isArray(script.kinds)) throw new InspectionRequestError('script.kinds must be an array');
+      if (script.times !== undefined && typeof script.times !== 'number')
+        throw new InspectionRequestError('script.times must be a number');
       const kinds = script.kinds.map((k: unknown) => (k === 'ok' ? 'ok' : parseFaultKind(k)));
-      faults.script(kinds, { path: parseFaultPath(script.path) });
+      faults.script(kinds, { path: parseFaultPath(script.path), times: script.times as number | undefined });
     }
   };
 

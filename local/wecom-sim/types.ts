@@ -87,15 +87,33 @@ export interface SimulatorOptions {
   inboxLimit?: number;
 }
 
-export type FaultKind = { errcode: number } | 'http500' | 'timeout' | 'timeoutAfterDelivery' | 'reset';
+/**
+ * - `{ errcode }`: answered instead of calling the API (42001 also revokes the token used).
+ * - `http500`: an HTML error page with HTTP 500; nothing happens.
+ * - `timeout`: no answer until the client gives up (held up to 60 s, then the connection is dropped); nothing
+ *   happens.
+ * - `reset`: the connection is dropped at once; nothing happens.
+ * - `timeoutAfterDelivery` / `resetAfterDelivery`: the call takes effect (a send reaches the inboxes and the
+ *   counters) but its answer never arrives — held like `timeout`, or dropped at once like `reset`.
+ */
+export type FaultKind =
+  | { errcode: number }
+  | 'http500'
+  | 'timeout'
+  | 'timeoutAfterDelivery'
+  | 'reset'
+  | 'resetAfterDelivery';
 /** `contacts`: the contacts reads (agent/get, department/simplelist, user/simplelist, tag/get, user/list_id). */
 export type FaultPath = 'send' | 'gettoken' | 'recall' | 'contacts';
 
 export interface FaultControl {
   /** Random faults of that kind at that rate (0..1) on the path (default 'send'); rate 0 removes it. */
   setRate(kind: FaultKind, rate: number, opts?: { path?: FaultPath }): void;
-  /** The next calls to the path get these outcomes in order, then normal behaviour resumes. */
-  script(kinds: (FaultKind | 'ok')[], opts?: { path?: FaultPath }): void;
+  /**
+   * The next calls to the path get these outcomes in order (the list `times` times over, default once), then
+   * normal behaviour resumes; e.g. `script(['resetAfterDelivery'], { times: 5 })` for the next 5 sends.
+   */
+  script(kinds: (FaultKind | 'ok')[], opts?: { path?: FaultPath; times?: number }): void;
   clear(): void;
 }
 

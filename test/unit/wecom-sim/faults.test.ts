@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WecomSimulator } from '#local/wecom-sim/index.js';
-import { getToken, send, startTestSimulator, textMessage } from '#test/helpers/sim-fixtures.js';
+import { getToken, manualClock, send, startTestSimulator, textMessage } from '#test/helpers/sim-fixtures.js';
 
 async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 5));
@@ -90,6 +90,58 @@ describe('WeCom simulator › fault injection', () => {
 
     await expect(rawSend(AbortSignal.timeout(100))).rejects.toThrow();
     expect(sim.inbox('alice')).toHaveLength(1);
+  });
+
+  it('delivers first and then drops the connection at once on resetAfterDelivery', async () => {
+    sim.faults.script(['resetAfterDelivery']);
+
+    await expect(rawSend()).rejects.toThrow();
+    expect(sim.inbox('alice')).toHaveLength(1);
+    expect(sim.requests().at(-1)).toMatchObject({ httpStatus: 0, errcode: null });
+  });
+
+  it('uses up the member limits with a delivery whose answer was lost', async () => {
+    await sim.stop();
+    sim = await startTestSimulator({ clock: manualClock().now, limits: { perMemberPerMinute: 1 } });
+    token = await getToken(sim);
+    sim.faults.script(['resetAfterDelivery']);
+
+    await expect(rawSend()).rejects.toThrow();
+    expect((await send(sim, token, textMessage())).errcode).toBe(0);
+
+    expect(sim.inbox('alice')).toHaveLength(1);
+    expect(sim.drops()).toHaveLength(1);
+  });
+
+  it('loses the answers of the next N sends after delivering them, scripted with times', async () => {
+    sim.faults.script(['resetAfterDelivery'], { times: 3 });
+
+    const outcomes = [];
+    for (let i = 0; i < 4; i++)
+      outcomes.push(
+        await rawSend().then(
+          (r) => r.status,
+          () => 'lost',
+        ),
+      );
+
+    expect(outcomes).toEqual(['lost', 'lost', 'lost', 200]);
+    expect(sim.inbox('alice')).toHaveLength(4);
+  });
+
+  it('scripts lost answers over HTTP, and loses them at a rate', async () => {
+    const post = (body: unknown) =>
+      fetch(`${sim.url}/__sim/faults`, { method: 'POST', body: JSON.stringify(body) }).then((r) => r.status);
+    expect(await post({ script: { kinds: ['timeoutAfterDelivery'], times: 2 } })).toBe(200);
+    expect(await post({ script: { kinds: ['resetAfterDelivery'], times: 0 } })).toBe(400);
+
+    await expect(rawSend(AbortSignal.timeout(100))).rejects.toThrow();
+    await expect(rawSend(AbortSignal.timeout(100))).rejects.toThrow();
+    expect((await rawSend()).status).toBe(200);
+
+    sim.faults.setRate('resetAfterDelivery', 1);
+    await expect(rawSend()).rejects.toThrow();
+    expect(sim.inbox('alice')).toHaveLength(4);
   });
 
   it('stops promptly while requests are held', async () => {
