@@ -1,13 +1,39 @@
 /**
  * `npm start`: the gateway offline, on loopback, with everything it needs. Honours PORT, GATEWAY_CONFIG and
- * WECOM_API_BASE (SPEC §3). Ctrl-C stops every part and exits 0.
+ * WECOM_API_BASE (SPEC §3), and WECOM_SIM_READINGS for the simulator. Ctrl-C stops every part and exits 0.
  */
 import { resolve } from 'node:path';
 import { ConfigError } from '#lib/config/index.js';
 import { ensureDevConfig } from './dev-config.js';
 import { type LocalStack, startLocalStack } from './stack.js';
+import {
+  DEFAULT_READINGS,
+  READING_PRESETS,
+  resolveReadings,
+  type SimReadings,
+  SimulatorError,
+} from './wecom-sim/index.js';
 
 const DEFAULT_PORT = 3000;
+
+/** WECOM_SIM_READINGS: a preset name (`strict`, `lenient`) or a JSON object of readings (wecom-sim/readings.ts). */
+function simulatorReadings(raw: string | undefined): SimReadings | undefined {
+  if (!raw) return undefined;
+  try {
+    return resolveReadings(raw.trim().startsWith('{') ? JSON.parse(raw) : raw.trim(), DEFAULT_READINGS);
+  } catch (err) {
+    if (err instanceof SyntaxError || err instanceof SimulatorError)
+      throw new ConfigError(`WECOM_SIM_READINGS: ${err.message}`);
+    throw err;
+  }
+}
+
+function describeReadings(r: SimReadings): string {
+  const same = (a: Readonly<SimReadings>) => JSON.stringify(a) === JSON.stringify(r);
+  if (same(READING_PRESETS.strict)) return 'strict';
+  if (same(READING_PRESETS.lenient)) return 'lenient';
+  return JSON.stringify(r);
+}
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -15,6 +41,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`PORT must be 0-65535, got ${process.env.PORT}`);
   const wecomApiBase = process.env.WECOM_API_BASE || undefined;
+  const readings = simulatorReadings(process.env.WECOM_SIM_READINGS);
   let configFile = process.env.GATEWAY_CONFIG ? resolve(process.env.GATEWAY_CONFIG) : undefined;
   let apiKey: string | undefined;
   if (!configFile) ({ configFile, apiKey } = await ensureDevConfig(resolve('.local')));
@@ -29,6 +56,7 @@ async function main(): Promise<void> {
     simulatorPort: port === 0 ? 0 : port + 1,
     configFile,
     ...(wecomApiBase ? { wecomApiBase } : {}),
+    ...(readings ? { simulator: { readings } } : {}),
     logWrite: (line) => {
       // Function logs are JSON lines; show warnings and errors by default, everything with LOG_LEVEL=info.
       if (verbose || /"level":"(warn|error)"/.test(line)) say(line);
@@ -44,6 +72,8 @@ async function main(): Promise<void> {
       ? `  WeCom sim      ${stack.simulator.url}   (inspect: ${stack.simulator.url}/__sim/stats, /__sim/inbox/<userid>)`
       : `  WeCom          ${stack.wecomApiBase}   (WECOM_API_BASE: messages go to this WeCom)`,
   );
+  if (stack.simulator)
+    say(`  sim readings   ${describeReadings(stack.simulator.readings())}   (WECOM_SIM_READINGS)`);
   say(`  config         ${configFile}`);
   say(`  DynamoDB       ${stack.dynamoEndpoint}   SQS ${stack.sqsEndpoint}`);
   say(`  ready in ${Date.now() - started} ms — Ctrl-C to stop`);
