@@ -43,6 +43,8 @@ const IPV6_RANGES: readonly Range[] = [
   ['reserved', '::', 96], // IPv4-compatible (deprecated)
   ['ipv4-translated', '64:ff9b::', 96], // NAT64: would reach the embedded IPv4 address
   ['ipv4-translated', '64:ff9b:1::', 48],
+  // SIIT "IPv4-translated" addresses (RFC 2765 §2.1, ::ffff:0:a.b.c.d): a translator would reach the embedded IPv4.
+  ['ipv4-translated', '::ffff:0:0:0', 96],
   ['reserved', '100::', 64], // discard-only
   ['reserved', '2001::', 23], // IETF protocol assignments, incl. Teredo 2001::/32
   ['documentation', '2001:db8::', 32],

@@ -29,7 +29,7 @@ const DESCRIBE: Record<Exclude<AddressCategory, 'public'>, string> = {
   multicast: 'a multicast address',
   unspecified: 'an unspecified address',
   'ipv4-mapped': 'an IPv4-mapped IPv6 address',
-  'ipv4-translated': 'an IPv6 address that embeds an IPv4 address (NAT64/6to4)',
+  'ipv4-translated': 'an IPv6 address that embeds an IPv4 address (NAT64/SIIT/6to4)',
   documentation: 'a documentation address',
   reserved: 'a reserved address',
 };

@@ -53,6 +53,15 @@ describe('classifyAddress', () => {
     ['::ffff:127.0.0.1', 'ipv4-mapped'],
     ['::ffff:8.8.8.8', 'ipv4-mapped'],
     ['64:ff9b::a00:1', 'ipv4-translated'],
+    ['64:ff9b:1::a00:1', 'ipv4-translated'],
+    ['::ffff:0:a00:1', 'ipv4-translated'], // SIIT ::ffff:0:0:0/96 (sender-review L13: was public)
+    ['::ffff:0:7f00:1', 'ipv4-translated'],
+    ['::ffff:169.254.169.254', 'ipv4-mapped'],
+    ['::7f00:1', 'reserved'], // IPv4-compatible
+    ['fd00:ec2::254', 'private'], // the EC2 metadata endpoint over IPv6 (a ULA)
+    ['fe80::a9fe:a9fe', 'link-local'],
+    ['ff05::1:3', 'multicast'],
+    ['100.64.0.0', 'cgnat'],
     ['2002:a00:1::', 'ipv4-translated'],
     ['2001::1', 'reserved'],
     ['192.0.2.10', 'documentation'],
