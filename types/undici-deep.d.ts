@@ -19,3 +19,16 @@ declare module 'undici/lib/core/errors.js' {
   const undiciErrors: typeof errors;
   export = undiciErrors;
 }
+// lib/webhooks: an Agent whose connector checks and pins the address it connects to (SSRF guard at connect time).
+declare module 'undici/lib/dispatcher/agent.js' {
+  import type { Agent } from 'undici';
+
+  const AgentClass: typeof Agent;
+  export default AgentClass;
+}
+declare module 'undici/lib/core/connect.js' {
+  import type { buildConnector } from 'undici';
+
+  const build: typeof buildConnector;
+  export default build;
+}
