@@ -68,7 +68,7 @@ const MAX_NONCE_LENGTH = 128;
  *
  * @example
  * const verifier = createCallbackVerifier({ token, encodingAESKey, corpId });
- * const event = verifier.receive(event.queryStringParameters ?? {}, body); // CallbackSignatureError → 401
+ * const event = verifier.receive(apiEvent.queryStringParameters ?? {}, body); // CallbackSignatureError → 401
  */
 export function createCallbackVerifier(
   creds: CallbackCredentials,
@@ -86,42 +86,47 @@ export function createCallbackVerifier(
     assertFresh(Number(checked.timestamp), Math.floor(now() / 1000), maxSkew);
     return checked;
   };
-  const unseal = (query: CallbackQuery, encrypt: string): string => {
-    const { timestamp, nonce } = preflight(query);
-    assertSignature(creds.token, timestamp, nonce, encrypt, query.msg_signature ?? '');
+  const unseal = (checked: CheckedQuery, encrypt: string): string => {
+    assertSignature(creds.token, checked.timestamp, checked.nonce, encrypt, checked.msgSignature);
     return decryptChecked(key, creds.encodingAESKey, creds.corpId, encrypt);
   };
 
   const open = (query: CallbackQuery, body: string | Uint8Array): string => {
     const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
     if (bytes > maxBodyBytes) throw new CallbackBodyTooLargeError(bytes, maxBodyBytes);
-    preflight(query);
+    const checked = preflight(query);
     const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
-    return unseal(query, extractEncrypt(text));
+    return unseal(checked, extractEncrypt(text));
   };
 
   return {
     verifyUrl(query) {
-      preflight(query);
+      const checked = preflight(query);
       if (!query.echostr) throw new CallbackRequestError('echostr is required');
       // echostr is base64, which has no spaces: a '+' that a form decoder turned into ' ' is put back.
-      return unseal(query, query.echostr.replaceAll(' ', '+'));
+      return unseal(checked, query.echostr.replaceAll(' ', '+'));
     },
     open,
     receive: (query, body) => parseCallbackMessage(open(query, body)),
   };
 }
 
-function checkedQuery(query: CallbackQuery): { timestamp: string; nonce: string } {
-  if (!query.msg_signature) throw new CallbackSignatureError('msg_signature is required');
-  const { timestamp, nonce } = query;
+interface CheckedQuery {
+  msgSignature: string;
+  timestamp: string;
+  nonce: string;
+}
+
+function checkedQuery(query: CallbackQuery): CheckedQuery {
+  const { msg_signature: msgSignature, timestamp, nonce } = query;
+  if (!msgSignature) throw new CallbackSignatureError('msg_signature is required');
   if (!timestamp || !/^\d{1,12}$/.test(timestamp)) {
     throw new CallbackRequestError('timestamp must be Unix seconds');
   }
   if (!nonce || nonce.length > MAX_NONCE_LENGTH) {
     throw new CallbackRequestError(`nonce must be 1-${MAX_NONCE_LENGTH} characters`);
   }
-  return { timestamp, nonce };
+  return { msgSignature, timestamp, nonce };
 }
 
 function assertFresh(timestamp: number, nowSeconds: number, maxSkew: number): void {
