@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type GatewayConfig, QUOTA_DEFAULTS } from '#lib/config/index.js';
+import { DEV_CONFIG_FILE, DEV_KEY_FILE } from './local-dir.js';
 
 /** A generated API key: the plaintext (printed once to the developer) and the config holding only its hash. */
 export interface DevKey {
@@ -44,8 +45,8 @@ export function devConfig(key: DevKey): GatewayConfig {
  * restarts and the curl examples keep working. Both are git-ignored.
  */
 export async function ensureDevConfig(dir: string): Promise<{ configFile: string; apiKey: string }> {
-  const configFile = `${dir}/gateway.json`;
-  const keyFile = `${dir}/dev-api-key`;
+  const configFile = `${dir}/${DEV_CONFIG_FILE}`;
+  const keyFile = `${dir}/${DEV_KEY_FILE}`;
   try {
     const apiKey = (await readFile(keyFile, 'utf8')).trim();
     await readFile(configFile, 'utf8');

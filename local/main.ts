@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '#lib/config/index.js';
 import { ensureDevConfig } from './dev-config.js';
+import { removeStackInfo, writeStackInfo } from './local-dir.js';
 import { type LocalStack, startLocalStack } from './stack.js';
 import {
   DEFAULT_READINGS,
@@ -42,9 +43,10 @@ async function main(): Promise<void> {
     throw new ConfigError(`PORT must be 0-65535, got ${process.env.PORT}`);
   const wecomApiBase = process.env.WECOM_API_BASE || undefined;
   const readings = simulatorReadings(process.env.WECOM_SIM_READINGS);
+  const localDir = resolve('.local');
   let configFile = process.env.GATEWAY_CONFIG ? resolve(process.env.GATEWAY_CONFIG) : undefined;
   let apiKey: string | undefined;
-  if (!configFile) ({ configFile, apiKey } = await ensureDevConfig(resolve('.local')));
+  if (!configFile) ({ configFile, apiKey } = await ensureDevConfig(localDir));
 
   const say = (line: string) => process.stdout.write(`${line}\n`);
   say(
@@ -62,6 +64,13 @@ async function main(): Promise<void> {
       if (verbose || /"level":"(warn|error)"/.test(line)) say(line);
     },
   });
+
+  // Lets `npx wecom-gateway send|status` find this stack without --url (best effort: the API works without it).
+  await writeStackInfo(localDir, {
+    apiUrl: stack.apiUrl,
+    ...(stack.simulator ? { simulatorUrl: stack.simulator.url } : {}),
+    pid: process.pid,
+  }).catch(() => undefined);
 
   say('');
   say(`  API            ${stack.apiUrl}`);
@@ -100,6 +109,7 @@ async function main(): Promise<void> {
     }, 10_000);
     timer.unref();
     await stack.stop();
+    await removeStackInfo(localDir).catch(() => undefined);
     say('wecom-gateway: stopped');
     process.exit(0);
   };
