@@ -1,0 +1,219 @@
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { DEV_CONFIG_FILE } from '#local/local-dir.js';
+import { action, type CliContext, confirm, type Run, readStdin } from '../command.js';
+import { describeDiff } from '../config-diff.js';
+import type { PushPlan } from '../config-push.js';
+import { ConfigError, type GatewayConfig, parseConfigJson } from '../domain.js';
+import { CliError, UsageError } from '../errors.js';
+
+/** Same rule as the CDK app's `stage` context (infra/context.ts), so a name that cannot be deployed is a usage error. */
+const STAGE = /^[a-z][a-z0-9-]{0,19}$/;
+
+interface LoadedConfig {
+  file: string;
+  text: string;
+  /** Undefined when invalid; then `issues` says why. */
+  config?: GatewayConfig;
+  issues: { field: string; message: string }[];
+}
+
+/** `--file`, else GATEWAY_CONFIG, else `npm start`'s `.local/gateway.json`; `-` is stdin. */
+async function loadConfigFile(ctx: CliContext, file: string | undefined): Promise<LoadedConfig> {
+  const path = file ?? ctx.env.GATEWAY_CONFIG ?? join('.local', DEV_CONFIG_FILE);
+  let text: string;
+  try {
+    text = path === '-' ? await readStdin(ctx.stdin) : await readFile(resolve(ctx.cwd, path), 'utf8');
+  } catch (err) {
+    throw new CliError(
+      'file_unreadable',
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`,
+      [],
+      {
+        cause: err,
+      },
+    );
+  }
+  const label = path === '-' ? 'stdin' : path;
+  try {
+    return { file: label, text, config: parseConfigJson(text, label), issues: [] };
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    // A JSON syntax error has no field: report it against the document itself.
+    const issues = err.issues.length > 0 ? [...err.issues] : [{ field: '(file)', message: err.message }];
+    return { file: label, text, issues };
+  }
+}
+
+/** Things the schema allows but an operator most likely did not mean. */
+function warningsFor(config: GatewayConfig): string[] {
+  const warnings: string[] = [];
+  const seen = new Map<string, number>();
+  for (const k of config.apiKeys) seen.set(k.name, (seen.get(k.name) ?? 0) + 1);
+  for (const [name, n] of seen) {
+    if (n > 1)
+      warnings.push(`API key name "${name}" is used ${n} times: names identify keys in logs and diffs`);
+  }
+  const hashes = new Set<string>();
+  for (const k of config.apiKeys) {
+    if (hashes.has(k.sha256)) warnings.push(`API key "${k.name}" has the same sha256 as an earlier key`);
+    hashes.add(k.sha256);
+  }
+  if (config.allowLoopbackWebhooks) {
+    warnings.push('allowLoopbackWebhooks is for the local stack only (config push refuses it)');
+  }
+  return warnings;
+}
+
+function printIssues(run: Run, loaded: LoadedConfig): void {
+  const { out } = run;
+  const width = Math.max(...loaded.issues.map((i) => i.field.length));
+  out.line(`${out.c.red('✗')} ${loaded.file} is not a valid gateway config:`);
+  for (const i of loaded.issues) out.line(`  ${out.c.bold(i.field.padEnd(width))}  ${i.message}`);
+}
+
+async function check(run: Run, opts: { file?: string }): Promise<void> {
+  const { out, ctx } = run;
+  const loaded = await loadConfigFile(ctx, opts.file);
+  if (!loaded.config) {
+    out.data({ file: loaded.file, valid: false, issues: loaded.issues });
+    printIssues(run, loaded);
+    ctx.exitCode = 1;
+    return;
+  }
+  const { config } = loaded;
+  const warnings = warningsFor(config);
+  out.data({
+    file: loaded.file,
+    valid: true,
+    apps: Object.keys(config.apps),
+    apiKeys: config.apiKeys.map((k) => ({ name: k.name, apps: k.apps, scopes: k.scopes })),
+    warnings,
+  });
+  const { c } = out;
+  out.line(`${c.green('✓')} ${loaded.file} is a valid gateway config`);
+  out.line(`  apps      ${Object.keys(config.apps).join(', ') || c.dim('(none)')}`);
+  out.line(
+    `  API keys  ${config.apiKeys.map((k) => `${k.name} ${c.dim(`(${k.apps.join(', ')})`)}`).join(', ') || c.dim('(none)')}`,
+  );
+  for (const w of warnings) out.warn(w);
+}
+
+interface PushOpts {
+  stage: string;
+  file: string;
+  region?: string;
+  profile?: string;
+  yes?: boolean;
+}
+
+async function push(run: Run, opts: PushOpts): Promise<void> {
+  const { out, ctx } = run;
+  if (!STAGE.test(opts.stage)) {
+    throw new UsageError(
+      `--stage must match ${STAGE} (the CDK app's rule), got ${JSON.stringify(opts.stage)}`,
+    );
+  }
+  const interactive = ctx.stdin.isTTY === true && opts.file !== '-';
+  if (!opts.yes && !interactive) {
+    throw new UsageError('not a terminal, so nothing can be confirmed: pass --yes to push without asking');
+  }
+  const loaded = await loadConfigFile(ctx, opts.file);
+  if (!loaded.config) {
+    out.data({ file: loaded.file, valid: false, issues: loaded.issues, pushed: false });
+    printIssues(run, loaded);
+    out.error('nothing was pushed');
+    ctx.exitCode = 1;
+    return;
+  }
+  if (loaded.config.allowLoopbackWebhooks) {
+    throw new CliError(
+      'loopback_webhooks',
+      `${loaded.file} sets allowLoopbackWebhooks, which is for the local stack only (it would let webhooks reach the Lambda's own network); remove it before pushing`,
+    );
+  }
+  // Loaded here so that `keys` and `send` never pay for the AWS SDK.
+  const [{ CloudFormationClient }, { SecretsManagerClient }, { pushConfig }] = await Promise.all([
+    import('@aws-sdk/client-cloudformation'),
+    import('@aws-sdk/client-secrets-manager'),
+    import('../config-push.js'),
+  ]);
+  const clientConfig = {
+    ...(opts.region ? { region: opts.region } : {}),
+    ...(opts.profile ? { profile: opts.profile } : {}),
+  };
+  const cfn = new CloudFormationClient(clientConfig);
+  const secrets = new SecretsManagerClient(clientConfig);
+  const showPlan = (plan: PushPlan) => {
+    out.note(`${out.ce.bold(plan.stack)}: config secret ${plan.secretId}`);
+    if (plan.currentProblem)
+      out.warn(`the stored config cannot be compared field by field: ${plan.currentProblem}`);
+    for (const l of describeDiff(plan.diff, out.ce)) out.note(`  ${l}`);
+  };
+  try {
+    const result = await pushConfig(
+      { cfn, secrets },
+      {
+        stage: opts.stage,
+        config: loaded.config,
+        text: loaded.text,
+        progress: (s) => out.progress(s),
+        confirm: async (plan) => {
+          out.clearProgress();
+          showPlan(plan);
+          return opts.yes === true || (await confirm(ctx, `push ${loaded.file} to ${plan.stack}?`));
+        },
+      },
+    );
+    out.clearProgress();
+    out.data(result);
+    if (result.skipped === 'no_changes') out.line(`no changes: ${result.secretId} already holds this config`);
+    else if (result.skipped === 'declined') {
+      out.line('not pushed');
+      ctx.exitCode = 1;
+    } else {
+      out.line(
+        `${out.c.green('✓')} pushed to ${result.secretId}${result.versionId ? ` (version ${result.versionId})` : ''}`,
+      );
+      out.line('  the functions pick it up within about a minute');
+    }
+  } finally {
+    cfn.destroy();
+    secrets.destroy();
+  }
+}
+
+export function registerConfig(program: Command, ctx: CliContext): void {
+  const config = program
+    .command('config')
+    .description('validate the gateway config and push it to a deployed stack');
+
+  config
+    .command('check')
+    .description(
+      "validate a config file with the gateway's own schema; names every bad field (exit 1 if invalid)",
+    )
+    .option(
+      '-f, --file <path>',
+      'config file, - for stdin (default: $GATEWAY_CONFIG, else .local/gateway.json)',
+    )
+    .action(action(ctx, check));
+
+  config
+    .command('push')
+    .description("validate a config file, show what changes, and write it to a stage's config secret")
+    .requiredOption(
+      '--stage <stage>',
+      'the stage deployed with `cdk deploy -c stage=<stage>` (stack wecom-gateway-<stage>)',
+    )
+    .requiredOption('-f, --file <path>', 'config file to push, - for stdin (needs --yes)')
+    .option('--region <region>', 'AWS region of the stack (default: AWS_REGION / your AWS profile)')
+    .option('--profile <profile>', 'AWS profile (default: AWS_PROFILE / default)')
+    .option('-y, --yes', 'push without asking (required when stdin is not a terminal)')
+    .addHelpText(
+      'after',
+      '\nThe secret is found from the stack output ConfigSecretName. Only names are shown in the diff, never values.\nExample:\n  $ wecom-gateway config push --stage prod --file config.prod.json',
+    )
+    .action(action(ctx, push));
+}

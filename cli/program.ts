@@ -1,0 +1,39 @@
+import { Command } from 'commander';
+import pkg from '../package.json' with { type: 'json' };
+import type { CliContext } from './command.js';
+import { registerConfig } from './commands/config.js';
+import { registerKeys } from './commands/keys.js';
+import { wantsColor } from './output.js';
+
+/**
+ * The `wecom-gateway` command tree. Settings made here before `.command()` (output streams, exitOverride, help
+ * hints) are inherited by every subcommand, so each one has `--help`, the global flags and the same errors.
+ */
+export function buildProgram(ctx: CliContext, argv: readonly string[] = []): Command {
+  const program = new Command('wecom-gateway')
+    .description('Operate wecom-gateway: API keys and config.')
+    .version(pkg.version, '-V, --version')
+    .option('--json', 'machine-readable output: exactly one JSON document on stdout')
+    .option('--no-color', 'no colours (also NO_COLOR=1; off anyway when output is not a terminal)')
+    .option('--debug', 'show stack traces of unexpected errors')
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .configureHelp({ showGlobalOptions: true })
+    .configureOutput({
+      writeOut: (s) => void ctx.stdout.write(s),
+      writeErr: (s) => void ctx.stderr.write(s),
+      outputError: (s, write) => {
+        const red = wantsColor(ctx.stderr, ctx.env, !argv.includes('--no-color'));
+        write(red ? `\x1b[31m${s}\x1b[39m` : s);
+      },
+    })
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 ok, 1 failure, 2 usage error.
+Environment: WECOM_GATEWAY_URL, WECOM_GATEWAY_KEY (API commands); AWS_PROFILE, AWS_REGION (config push); NO_COLOR.`,
+    );
+  registerKeys(program, ctx);
+  registerConfig(program, ctx);
+  return program;
+}
