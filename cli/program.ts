@@ -3,6 +3,9 @@ import pkg from '../package.json' with { type: 'json' };
 import type { CliContext } from './command.js';
 import { registerConfig } from './commands/config.js';
 import { registerKeys } from './commands/keys.js';
+import { registerSend } from './commands/send.js';
+import { registerSim } from './commands/sim.js';
+import { registerStatus } from './commands/status.js';
 import { wantsColor } from './output.js';
 
 /**
@@ -11,7 +14,7 @@ import { wantsColor } from './output.js';
  */
 export function buildProgram(ctx: CliContext, argv: readonly string[] = []): Command {
   const program = new Command('wecom-gateway')
-    .description('Operate wecom-gateway: API keys and config.')
+    .description('Operate wecom-gateway: API keys, config, test sends, message status, the WeCom simulator.')
     .version(pkg.version, '-V, --version')
     .option('--json', 'machine-readable output: exactly one JSON document on stdout')
     .option('--no-color', 'no colours (also NO_COLOR=1; off anyway when output is not a terminal)')
@@ -35,5 +38,8 @@ Environment: WECOM_GATEWAY_URL, WECOM_GATEWAY_KEY (API commands); AWS_PROFILE, A
     );
   registerKeys(program, ctx);
   registerConfig(program, ctx);
+  registerSend(program, ctx);
+  registerStatus(program, ctx);
+  registerSim(program, ctx);
   return program;
 }

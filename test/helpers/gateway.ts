@@ -25,16 +25,20 @@ export async function startTestGateway(
   opts: Omit<LocalStackOptions, 'config'> & {
     quota?: Partial<GatewayConfig['apps'][string]['quota']>;
     apps?: string[];
+    /** More keys next to the test's own (e.g. one made by `wecom-gateway keys create`). */
+    extraApiKeys?: GatewayConfig['apiKeys'];
   } = {},
 ): Promise<TestGateway> {
   const devKey = newDevKey();
-  const { quota, apps, ...stackOpts } = opts;
+  const { quota, apps, extraApiKeys = [], ...stackOpts } = opts;
+  const config = testConfig(devKey, { ...(quota ? { quota } : {}), ...(apps ? { apps } : {}) });
+  config.apiKeys.push(...extraApiKeys);
   const stack = await startLocalStack({
     port: 0,
     // The second pass of `npm test` runs this suite against AWS's DynamoDB Local (scripts/test-dynamodb-local.ts).
     ...(process.env.DYNAMO_ENGINE === 'dynamodb-local' ? { dynamoEngine: 'dynamodb-local' as const } : {}),
     ...stackOpts,
-    config: testConfig(devKey, { ...(quota ? { quota } : {}), ...(apps ? { apps } : {}) }),
+    config,
     simulator: { latencyMs: 5, ...stackOpts.simulator },
   });
   const auth = { authorization: `Bearer ${devKey.key}` };

@@ -1,0 +1,111 @@
+import { ApiError, UnreachableError } from './errors.js';
+import type { Target } from './target.js';
+
+/** GET /v1/messages/{id} as documented in docs/api.md; fields a newer or older gateway lacks stay optional. */
+export interface MessageStatus {
+  id: string;
+  app?: string;
+  status: string;
+  priority?: string;
+  attempts?: number;
+  created_at?: string;
+  updated_at?: string;
+  sent_at?: string | null;
+  metadata?: Record<string, string>;
+  wecom?: {
+    msgid?: string;
+    invaliduser?: string;
+    invalidparty?: string;
+    invalidtag?: string;
+    unlicenseduser?: string;
+  } | null;
+  error?: { code?: string; message?: string; wecom_errcode?: number } | null;
+  events?: { at: string; type: string; detail?: string }[];
+}
+
+export interface Accepted {
+  id: string;
+  status: string;
+}
+
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** A small client for the gateway's public HTTP API (the same API every other client uses). */
+export class GatewayApi {
+  constructor(
+    private readonly target: Pick<Target, 'url' | 'key' | 'urlSource'>,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
+
+  send(body: Record<string, unknown>, idempotencyKey?: string): Promise<Accepted> {
+    return this.call<Accepted>('POST', '/v1/messages', body, {
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+    });
+  }
+
+  status(id: string): Promise<MessageStatus> {
+    return this.call<MessageStatus>('GET', `/v1/messages/${encodeURIComponent(id)}`);
+  }
+
+  private async call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
+    const url = `${this.target.url}${path}`;
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.target.key}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (err) {
+      throw new UnreachableError(this.target.url, this.reason(err), { cause: err });
+    }
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (res.ok && json !== undefined) return json as T;
+    const error = (json as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)
+      ?.error;
+    if (error && typeof error.code === 'string') {
+      throw new ApiError(
+        res.status,
+        error.code,
+        typeof error.message === 'string' ? error.message : error.code,
+        Array.isArray(error.details) ? error.details : [],
+      );
+    }
+    // API Gateway's own answers (429 throttling, 403 from a wrong stage path) carry `{"message": …}` or nothing.
+    const message = (json as { message?: unknown } | undefined)?.message;
+    throw new ApiError(
+      res.status,
+      `http_${res.status}`,
+      typeof message === 'string' ? message : `HTTP ${res.status} ${res.statusText} from ${url}`,
+    );
+  }
+
+  private reason(err: unknown): string {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const name = (err as { name?: string }).name;
+    let reason =
+      name === 'TimeoutError'
+        ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s`
+        : cause?.code === 'ECONNREFUSED'
+          ? 'connection refused'
+          : (cause?.message ?? (err instanceof Error ? err.message : String(err)));
+    if (this.target.urlSource === 'default') reason += ' (is `npm start` running? otherwise pass --url)';
+    return reason;
+  }
+}

@@ -1,0 +1,139 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { type Command, Option } from 'commander';
+import { GatewayApi } from '../api.js';
+import { action, type CliContext, type Run, readStdin } from '../command.js';
+import { UsageError } from '../errors.js';
+import { resolveTarget } from '../target.js';
+import { addTargetOptions, addWatchOptions, exitCodeFor, printStatus, watchStatus } from './status.js';
+
+interface SendOpts {
+  app?: string;
+  to?: string[];
+  party?: string[];
+  tag?: string[];
+  text?: string;
+  markdown?: string;
+  file?: string;
+  priority?: 'high' | 'normal';
+  idempotencyKey?: string;
+  url?: string;
+  key?: string;
+  wait?: boolean;
+  interval: number;
+  timeout: number;
+}
+
+/** `--to a,b --to c` and WeCom's own `a|b` syntax both collect into one list. */
+const recipients = (value: string, previous: string[] = []): string[] => [
+  ...previous,
+  ...value
+    .split(/[,|]/)
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
+
+async function readPayload(ctx: CliContext, file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = file === '-' ? await readStdin(ctx.stdin) : await readFile(resolve(ctx.cwd, file), 'utf8');
+  } catch (err) {
+    throw new UsageError(`--file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--file: ${file} is not JSON: ${(err as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new UsageError(`--file: ${file} must hold one message object (the POST /v1/messages body)`);
+  }
+  return json as Record<string, unknown>;
+}
+
+/**
+ * The POST /v1/messages body from the flags: `--file` gives a whole body (WeCom's `message/send` body plus `app`),
+ * and flags given next to it override its fields. The gateway validates the result; the CLI only checks that the
+ * command line itself makes sense.
+ */
+export async function buildMessage(ctx: CliContext, opts: SendOpts): Promise<Record<string, unknown>> {
+  const sources = [opts.text !== undefined, opts.markdown !== undefined, opts.file !== undefined].filter(
+    Boolean,
+  );
+  if (sources.length !== 1) throw new UsageError('give exactly one of --text, --markdown or --file');
+
+  const body: Record<string, unknown> = opts.file ? await readPayload(ctx, opts.file) : {};
+  const content = async (v: string) => (v === '-' ? (await readStdin(ctx.stdin)).replace(/\r?\n$/, '') : v);
+  if (opts.text !== undefined)
+    Object.assign(body, { msgtype: 'text', text: { content: await content(opts.text) } });
+  if (opts.markdown !== undefined) {
+    Object.assign(body, { msgtype: 'markdown', markdown: { content: await content(opts.markdown) } });
+  }
+  if (opts.app) body.app = opts.app;
+  if (opts.to) body.touser = opts.to;
+  if (opts.party) body.toparty = opts.party;
+  if (opts.tag) body.totag = opts.tag;
+  if (opts.priority) body.priority = opts.priority;
+
+  if (typeof body.app !== 'string') throw new UsageError('--app: which app sends it? (or "app" in --file)');
+  if (!['touser', 'toparty', 'totag'].some((f) => body[f] !== undefined)) {
+    throw new UsageError('no recipient: give --to, --party or --tag (or touser/toparty/totag in --file)');
+  }
+  return body;
+}
+
+async function send(run: Run, opts: SendOpts): Promise<void> {
+  const { out, ctx } = run;
+  const body = await buildMessage(ctx, opts);
+  const api = new GatewayApi(await resolveTarget(opts, ctx.env, ctx.cwd));
+  const accepted = await api.send(body, opts.idempotencyKey);
+  if (!opts.wait) {
+    if (out.json) out.data(accepted);
+    else out.raw(accepted.id);
+    out.note(out.ce.dim(`${accepted.status} · follow it with: wecom-gateway status ${accepted.id} --watch`));
+    return;
+  }
+  out.note(out.ce.dim(`${accepted.id} ${accepted.status}`));
+  const final = await watchStatus(api, accepted.id, out, {
+    intervalMs: opts.interval * 1000,
+    timeoutMs: opts.timeout * 1000,
+  });
+  out.data(final);
+  printStatus(out, final);
+  ctx.exitCode = exitCodeFor(final);
+}
+
+export function registerSend(program: Command, ctx: CliContext): void {
+  const cmd = program
+    .command('send')
+    .description('send a test message through the gateway and print its id')
+    .option('-a, --app <app>', 'configured app name (required unless --file has "app")')
+    .option('--to <users>', 'WeCom userids; repeat, comma- or |-separate; @all for everyone', recipients)
+    .option('--party <ids>', 'department ids (toparty)', recipients)
+    .option('--tag <ids>', 'tag ids (totag)', recipients)
+    .option('--text <content>', 'a text message (- reads stdin)')
+    .option('--markdown <content>', 'a markdown message (- reads stdin)')
+    .option(
+      '--file <payload.json>',
+      'the whole POST /v1/messages body, any msgtype (- reads stdin); flags override it',
+    )
+    .addOption(new Option('--priority <priority>', 'delivery lane').choices(['high', 'normal']))
+    .option(
+      '--idempotency-key <key>',
+      'Idempotency-Key header: a retried send with the same key is not sent twice',
+    )
+    .option('-w, --wait', 'wait for a terminal status and show it (exit 1 unless delivered)');
+  addTargetOptions(cmd);
+  addWatchOptions(cmd, 120);
+  cmd
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ wecom-gateway send --app ops --to zhangsan --text "deploy 4711 done"
+  $ wecom-gateway send --app ops --to zhangsan,lisi --markdown "**disk** 91%" --priority high --wait
+  $ wecom-gateway send --file card.json --to zhangsan`,
+    )
+    .action(action(ctx, send));
+}
