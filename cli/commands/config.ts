@@ -61,7 +61,7 @@ function warningsFor(config: GatewayConfig): string[] {
     hashes.add(k.sha256);
   }
   if (config.allowLoopbackWebhooks) {
-    warnings.push('allowLoopbackWebhooks is for the local stack only (config push refuses it)');
+    warnings.push('allowLoopbackWebhooks is set: right for the local stack, but config push refuses it');
   }
   return warnings;
 }

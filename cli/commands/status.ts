@@ -25,7 +25,7 @@ const time = (iso: string | null | undefined): string =>
   iso ? iso.replace('T', ' ').replace(/Z$/, ' UTC') : '—';
 
 function eventLine(c: Colors, e: { at: string; type: string; detail?: string }): string {
-  return `  ${c.dim(time(e.at))}  ${paint(c, e.type.padEnd(9))}${e.detail ? ` ${e.detail}` : ''}`;
+  return `  ${c.dim(time(e.at))}  ${e.detail ? `${paint(c, e.type.padEnd(9))} ${e.detail}` : paint(c, e.type)}`;
 }
 
 /** The status as human lines: summary, WeCom's answer or the error, then the event timeline. */
