@@ -6,11 +6,22 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import type { LocalStack } from '#local/stack.js';
 
+/**
+ * What a function process needs of a stack: its table, queues, config and endpoints. The in-process local stack
+ * has it, and so has the bench's stack of emulators in processes of their own (bench/lib/isolated.ts).
+ */
+export type FunctionStack = Pick<LocalStack, 'env' | 'wecomApiBase' | 'sqsEndpoint' | 'resources'> & {
+  readonly dynamoRequests: { readonly endpoint: string };
+};
+
 /** infra/constructs/gateway-function.ts sets NODE_OPTIONS=--enable-source-maps and LOG_LEVEL=info. */
 export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
 
 /** The variables the deployed function reads (lib/config/env.ts), with the stack's emulators as endpoints. */
-export function functionEnv(stack: LocalStack, extra: Record<string, string> = {}): Record<string, string> {
+export function functionEnv(
+  stack: FunctionStack,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const configFile = stack.env.configFile;
   if (!configFile) throw new Error('the stack has no config file');
   return {

@@ -10,9 +10,21 @@ import { DEFAULT_SENDER_CONCURRENCY, senderEventSources } from '#lib/resources/i
 import { type Poller, senderPollerOptions, startPoller } from '#local/poller.js';
 import { LOCAL_REGION } from '#local/stack.js';
 import { bundleChild, bundleFunction } from './bundle.js';
-import { cpuMsOf, functionEnv, memoryOf, nextMessage, startNode, stopChild } from './child.js';
-import type { BenchGateway } from './gateway.js';
+import {
+  cpuMsOf,
+  type FunctionStack,
+  functionEnv,
+  memoryOf,
+  nextMessage,
+  startNode,
+  stopChild,
+} from './child.js';
 import { sleep } from './harness.js';
+
+/** A bench gateway, or any stack whose emulators the function processes can be pointed at. */
+export interface FunctionHost {
+  readonly stack: FunctionStack;
+}
 
 export interface FunctionProcess {
   readonly child: ChildProcess;
@@ -28,7 +40,7 @@ export interface FunctionProcess {
 }
 
 async function start(
-  gw: BenchGateway,
+  gw: FunctionHost,
   script: string,
   extraEnv: Record<string, string>,
 ): Promise<FunctionProcess & { ready: { port?: number } }> {
@@ -58,7 +70,7 @@ async function start(
 
 /** The bundled ingest handler behind an HTTP shim (API Gateway v2 events from the local builders). */
 export async function startIngestProcess(
-  gw: BenchGateway,
+  gw: FunctionHost,
   dir: string,
 ): Promise<FunctionProcess & { origin: string }> {
   const bundle = await bundleFunction('ingest', dir);
@@ -69,7 +81,7 @@ export async function startIngestProcess(
 
 /** SPEC §7's ingest baseline (node:http + one SQS SendMessage) in a process of its own. */
 export async function startBaselineProcess(
-  gw: BenchGateway,
+  gw: FunctionHost,
   dir: string,
 ): Promise<FunctionProcess & { origin: string }> {
   const shim = await bundleChild('baseline-shim', dir);
@@ -78,11 +90,25 @@ export async function startBaselineProcess(
 }
 
 /**
+ * The fair baseline of a record-then-enqueue design (node:http + one conditional PutItem + one SendMessage) in a
+ * process of its own: `sequential` as ingest does it, or `overlapped` (both calls at once).
+ */
+export async function startRecordBaselineProcess(
+  gw: FunctionHost,
+  dir: string,
+  mode: 'sequential' | 'overlapped',
+): Promise<FunctionProcess & { origin: string }> {
+  const shim = await bundleChild('record-baseline-shim', dir);
+  const p = await start(gw, shim, { BENCH_BASELINE_MODE: mode });
+  return { ...p, origin: `http://127.0.0.1:${p.ready.port}` };
+}
+
+/**
  * The bundled sender handler, invoked over IPC by this process's event source mapping emulation (one poller per
  * lane, as the stack starts them). `serial`: one invocation at a time, as one Lambda container gets them.
  */
 export async function startSenderProcess(
-  gw: BenchGateway,
+  gw: FunctionHost,
   dir: string,
   opts: { serial?: boolean } = {},
 ): Promise<FunctionProcess & { startPolling(): void }> {
