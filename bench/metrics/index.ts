@@ -5,6 +5,7 @@ import { cost } from './cost.js';
 import { dynamoRequests } from './dynamo-requests.js';
 import { e2eLatency } from './e2e-latency.js';
 import { ingestThroughput } from './ingest-throughput.js';
+import { isolated } from './isolated.js';
 import { peakRss } from './peak-rss.js';
 import { quotaUtilisation } from './quota.js';
 import { senderThroughput } from './sender-throughput.js';
@@ -18,6 +19,7 @@ export const METRICS: readonly Metric[] = [
   cost,
   ingestThroughput,
   senderThroughput,
+  isolated,
   e2eLatency,
   coldInit,
   peakRss,
