@@ -23,6 +23,7 @@ process.on('warning', (w) => {
 
 const { METRICS } = await import('./metrics/index.js');
 const { progress } = await import('./lib/harness.js');
+const { writeCharts } = await import('./charts.js');
 type Outcome = MetricOutcome & { shared?: unknown };
 
 /** The whole bench must end in bounded time even if a metric hangs: SPEC budget is ~6 min on 2 vCPU. */
@@ -164,4 +165,5 @@ await writeFile(
   )}\n`,
 );
 console.log(`results written to ${out}`);
+for (const chart of await writeCharts(results, dirname(out))) console.log(`chart written to ${chart}`);
 process.exit(errors.length > 0 ? 1 : 0);

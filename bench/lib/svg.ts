@@ -11,9 +11,9 @@ export interface Series {
   dashed?: boolean;
 }
 
-const W = 760;
+const W = 900;
 const H = 340;
-const PAD = { left: 64, right: 150, top: 40, bottom: 48 };
+const PAD = { left: 64, right: 260, top: 40, bottom: 48 };
 const FONT = 'font-family="Helvetica, Arial, sans-serif"';
 
 const esc = (s: string) =>

@@ -66,6 +66,7 @@ export const e2eLatency: Metric = {
         details: {
           ratePerSec: round(rate, 2),
           durationMs: DURATION_MS,
+          samples: full.samples,
           submitted: res.requests,
           accepted: accepted.length,
           missing,
@@ -132,11 +133,16 @@ async function openLoop(
     }
   }
   const latencies: number[] = [];
+  /** Send time and latency of each delivered message, for the chart over the run (bench/charts.ts). */
+  const samples: { at: number; ms: number }[] = [];
   let missing = 0;
   for (const r of accepted) {
     const at = receivedAt.get(r.i);
     if (at === undefined) missing++;
-    else latencies.push(at - r.sentAt);
+    else {
+      latencies.push(at - r.sentAt);
+      samples.push({ at: r.sentAt, ms: at - r.sentAt });
+    }
   }
-  return { res, accepted, latencies, missing, cpuCores };
+  return { res, accepted, latencies, samples, missing, cpuCores };
 }
