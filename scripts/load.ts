@@ -162,6 +162,7 @@ async function main(): Promise<number> {
       reconciliation: {
         ...rec,
         notTerminal: rec.notTerminal.slice(0, 20),
+        unread: rec.unread.slice(0, 20),
         missing: rec.missing.slice(0, 20),
         duplicates: rec.duplicates.slice(0, 20),
         unexpectedTokens: rec.unexpectedTokens.slice(0, 20),
@@ -309,7 +310,7 @@ function printReconciliation(
       .join(', ')}`,
   );
   say(
-    `lost                    ${rec.lost}   (not terminal after ${(rec.settleWaitMs / 1000).toFixed(0)} s: ${rec.notTerminal.length}; sent but in no inbox: ${sawInboxes ? rec.missing.length : 'n/a'})`,
+    `lost                    ${rec.lost}   (not terminal after ${(rec.settleWaitMs / 1000).toFixed(0)} s: ${rec.notTerminal.length}; sent but in no inbox: ${sawInboxes ? rec.missing.length : 'n/a'}; status never readable: ${rec.unread.length}${sawInboxes ? ', judged by the inboxes' : ''})`,
   );
   say(`duplicates              ${sawInboxes ? rec.duplicates.length : 'n/a (WeCom inboxes cannot be read)'}`);
   say(

@@ -4,7 +4,8 @@
  * The artillery processor records each accepted id with the unique token it put in the message's visible text and
  * its recipients. Reconciliation (1) polls `GET /v1/messages/{id}` until every id is terminal (sent, failed, dead,
  * recalled) or the settle time is up, then, when a WeCom simulator is reachable, (2) reads each recipient's
- * simulator inbox and counts the token there. *Lost* = not terminal in time, or `sent` but missing from an inbox;
+ * simulator inbox and counts the token there. *Lost* = not terminal in time (or answered 404), or `sent` but
+ * missing from an inbox, or its status never readable (every read timed out) and missing from an inbox;
  * *duplicate* = a token more than once in one inbox; *unexpected* = a token of this run in an inbox that no accepted
  * id owns (a rejected request that was delivered anyway, or a 409'd body). Against a deployed stack only (1) is
  * possible: WeCom's inboxes cannot be read, so duplicates are not visible there.
@@ -64,22 +65,34 @@ export interface StatusView {
   error?: { code?: string } | null;
 }
 
-/** Polls statuses until all are terminal or `settleMs` passed; returns the last status seen per id. */
+/** What a status read gave: the record, a 404, or no answer at all (timeouts, 429/5xx: read again later). */
+type StatusRead = StatusView | 'not_found' | 'unreadable';
+
+/**
+ * Polls statuses until all are terminal or `settleMs` passed; returns the last status seen per id (undefined:
+ * never readable, e.g. every read timed out on an overloaded machine; 'not_found': the gateway answered 404).
+ */
 export async function settleStatuses(
   api: { origin: string; apiKey: string },
   ids: string[],
   settleMs: number,
   say: (line: string) => void,
-): Promise<{ statuses: Map<string, StatusView | undefined>; waitedMs: number }> {
-  const statuses = new Map<string, StatusView | undefined>();
+): Promise<{ statuses: Map<string, StatusView | 'not_found' | undefined>; waitedMs: number }> {
+  const statuses = new Map<string, StatusView | 'not_found' | undefined>();
   const started = Date.now();
   let open = ids;
   for (let round = 0; ; round++) {
     const seen = await mapLimit(open, STATUS_CONCURRENCY, (id) => getStatus(api, id));
     open.forEach((id, i) => {
-      statuses.set(id, seen[i]);
+      const read = seen[i] as StatusRead;
+      // An unreadable answer never overwrites what an earlier round read.
+      if (read !== 'unreadable') statuses.set(id, read);
+      else if (!statuses.has(id)) statuses.set(id, undefined);
     });
-    open = open.filter((id) => !TERMINAL.has(statuses.get(id)?.status ?? ''));
+    open = open.filter((id) => {
+      const s = statuses.get(id);
+      return s === undefined || (s !== 'not_found' && !TERMINAL.has(s.status));
+    });
     const waited = Date.now() - started;
     if (open.length === 0 || waited >= settleMs) return { statuses, waitedMs: waited };
     if (round % 5 === 0)
@@ -88,25 +101,18 @@ export async function settleStatuses(
   }
 }
 
-async function getStatus(
-  api: { origin: string; apiKey: string },
-  id: string,
-): Promise<StatusView | undefined> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const res = await fetch(`${api.origin}/v1/messages/${encodeURIComponent(id)}`, {
-        headers: { authorization: `Bearer ${api.apiKey}` },
-        signal: AbortSignal.timeout(10_000),
-      });
-      if (res.status === 200) return (await res.json()) as StatusView;
-      if (res.status === 404) return undefined;
-      await res.body?.cancel();
-    } catch {
-      // transient (a deployed API's 429/5xx, a timeout): try again below
-    }
-    await sleep(250 * (attempt + 1));
+async function getStatus(api: { origin: string; apiKey: string }, id: string): Promise<StatusRead> {
+  try {
+    const res = await fetch(`${api.origin}/v1/messages/${encodeURIComponent(id)}`, {
+      headers: { authorization: `Bearer ${api.apiKey}` },
+      signal: AbortSignal.timeout(15_000),
+    });
+    if (res.status === 200) return (await res.json()) as StatusView;
+    await res.body?.cancel();
+    return res.status === 404 ? 'not_found' : 'unreadable';
+  } catch {
+    return 'unreadable';
   }
-  return undefined;
 }
 
 export interface InboxFinding {
@@ -138,6 +144,8 @@ export interface Reconciliation {
   accepted: number;
   byStatus: Record<string, number>;
   notTerminal: string[];
+  /** No status read got an answer (client timeouts on an overloaded machine): judged by the inboxes alone. */
+  unread: string[];
   /** sent, but missing from a recipient's inbox (local only). */
   missing: string[];
   duplicates: string[];
@@ -160,22 +168,26 @@ export interface Reconciliation {
 
 export function reconcile(
   { accepted, replays, sent, refused }: RunRecords,
-  statuses: Map<string, StatusView | undefined>,
+  statuses: Map<string, StatusView | 'not_found' | undefined>,
   inboxes: InboxFinding | undefined,
   settleWaitMs: number,
 ): Reconciliation {
   const byStatus: Record<string, number> = {};
   const notTerminal: string[] = [];
+  const unread: string[] = [];
   const missing: string[] = [];
   const duplicates: string[] = [];
   const deliveryMs: number[] = [];
   const sentMs: number[] = [];
   const samples: { at: number; ms: number }[] = [];
   for (const r of accepted) {
-    const s = statuses.get(r.id);
-    const status = s?.status ?? 'missing';
+    const read = statuses.get(r.id);
+    const s = typeof read === 'object' ? read : undefined;
+    // 'not_found': the gateway 404s an id it accepted (a bug); 'unread': no status read ever got an answer.
+    const status = s?.status ?? (read === 'not_found' ? 'not_found' : 'unread');
     byStatus[status] = (byStatus[status] ?? 0) + 1;
-    if (!TERMINAL.has(status)) notTerminal.push(r.id);
+    if (status === 'unread') unread.push(r.id);
+    else if (!TERMINAL.has(status)) notTerminal.push(r.id);
     const createdAt = s ? Date.parse(s.created_at) : r.at;
     if (s?.sent_at) sentMs.push(Date.parse(s.sent_at) - createdAt);
     if (!inboxes) continue;
@@ -183,7 +195,7 @@ export function reconcile(
     for (const member of r.to) {
       const times = copies?.get(member) ?? [];
       if (times.length > 1) duplicates.push(r.id);
-      if (times.length === 0 && status === 'sent') missing.push(r.id);
+      if (times.length === 0 && (status === 'sent' || status === 'unread')) missing.push(r.id);
       const first = times.length > 0 ? Math.min(...times) : undefined;
       if (first !== undefined) {
         deliveryMs.push(first - createdAt);
@@ -206,6 +218,7 @@ export function reconcile(
     accepted: accepted.length,
     byStatus,
     notTerminal,
+    unread,
     missing: uniqueMissing,
     duplicates: [...new Set([...duplicates, ...unansweredDuplicated])],
     unexpectedTokens,
@@ -215,7 +228,8 @@ export function reconcile(
       duplicated: unansweredDuplicated.length,
     },
     replays: { total: replays.length, sameId, mismatched: replays.length - sameId },
-    lost: notTerminal.length + uniqueMissing.filter((id) => !notTerminal.includes(id)).length,
+    // Without inboxes (a deployed WeCom) an unread status cannot be told from a lost message.
+    lost: new Set([...notTerminal, ...uniqueMissing, ...(inboxes ? [] : unread)]).size,
     deliveryMs,
     sentMs,
     samples,
