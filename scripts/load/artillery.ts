@@ -43,7 +43,7 @@ export async function profilePhases(profile: string): Promise<Phase[]> {
     .trim()
     .split('\n')
     .map((line) => {
-      const field = (k: string) => /: (\S+?)[,}]/.exec(line.slice(line.indexOf(`${k}:`)))?.[1];
+      const field = (k: string) => /:\s*([^,}\s]+)/.exec(line.slice(line.indexOf(`${k}:`)))?.[1];
       const rampTo = line.includes('rampTo:') ? Number(field('rampTo')) : undefined;
       return {
         name: String(field('name')),
