@@ -54,7 +54,7 @@ export async function ensureLoadDeps(say: (line: string) => void): Promise<DepsO
     return { installed: false, ms: 0 };
 
   say(
-    'load: installing artillery into load/node_modules (first use; ~470 MB, 1–3 min, no browser download)…',
+    'load: installing artillery into load/node_modules (first use; ~470 MB, 1–5 min, no browser download)…',
   );
   const started = Date.now();
   const ticker = setInterval(
