@@ -3,7 +3,7 @@
  * `metric | measured | target | pass/fail`, then writes bench/results/latest.json. Figures are reported, not
  * asserted: the exit code is 0 unless the bench itself crashed (a metric threw).
  *
- *   npx tsx bench/run.ts                   # everything (~3.5 min on 2 vCPU)
+ *   npx tsx bench/run.ts                   # everything (~5 min on 2 vCPU)
  *   npx tsx bench/run.ts --only=token,cost # a subset (dependencies such as `dynamo` for `cost` run too)
  *   npx tsx bench/run.ts --list            # metric ids
  */

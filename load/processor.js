@@ -179,11 +179,16 @@ const INVALID = [
   }),
 ];
 
+let recordFile;
+/** Appends one JSON line; synchronous, so a record is on disk before artillery moves on (and before it exits). */
 function record(line) {
   const dir = process.env.WGW_RECORD_DIR;
   if (!dir) return;
-  mkdirSync(dir, { recursive: true });
-  appendFileSync(join(dir, `accepted-${workerTag}.jsonl`), `${JSON.stringify(line)}\n`);
+  if (recordFile === undefined) {
+    mkdirSync(dir, { recursive: true });
+    recordFile = join(dir, `accepted-${workerTag}.jsonl`);
+  }
+  appendFileSync(recordFile, `${JSON.stringify(line)}\n`);
 }
 
 const auth = () => `Bearer ${env('WGW_API_KEY', '')}`;

@@ -186,7 +186,7 @@ async function main(): Promise<number> {
         chartFile,
         latencyOverTimeChart({
           title: `End-to-end latency over a ${profile} load run`,
-          subtitle: `accepted (gateway created_at) → WeCom simulator received (${SIM_LATENCY_MS} ms); ${rec.deliveryMs.length} deliveries, ${cpus().length} vCPU${remote ? '' : ', gateway + emulators in one process'}`,
+          subtitle: `created_at → simulator received (${SIM_LATENCY_MS} ms); ${rec.deliveryMs.length} deliveries; ${cpus().length} vCPU, stack in one process`,
           samples: rec.samples,
           bucketMs: Math.max(2_000, Math.round((loadSeconds * 1000) / 40 / 1000) * 1000),
         }),
