@@ -34,6 +34,8 @@ export function niceTicks(max: number, count = 5): number[] {
 function frame(title: string, subtitle: string, xLabel: string, yLabel: string, body: string): string {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" ${FONT} font-size="12">`,
+    // The accessible name of the picture (screen readers, and GitHub's image preview).
+    `<title>${esc(title)}</title>`,
     `<rect width="${W}" height="${H}" fill="#ffffff"/>`,
     `<text x="${PAD.left}" y="18" font-size="15" font-weight="bold">${esc(title)}</text>`,
     `<text x="${PAD.left}" y="33" fill="#555">${esc(subtitle)}</text>`,
