@@ -51,6 +51,11 @@ const { values: args } = parseArgs({
   },
 });
 
+/** A mistake in how the runner was called: printed as one line, without a stack. */
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
 const t0 = Date.now();
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const watchdog = setTimeout(() => {
@@ -64,7 +69,7 @@ async function main(): Promise<number> {
   const basePhases = await profilePhases(profile);
   const phases = args.duration ? scalePhases(basePhases, Number(args.duration)) : basePhases;
   if (args.duration && !(Number(args.duration) > 0))
-    throw new Error('--duration must be a number of seconds');
+    throw new UsageError('--duration must be a number of seconds');
   const loadSeconds = phases.reduce((a, p) => a + p.duration, 0);
 
   let deps: Awaited<ReturnType<typeof ensureLoadDeps>>;
@@ -90,9 +95,9 @@ async function main(): Promise<number> {
     if (!remote) local = await startLocal();
     const target = remote ? (args.target as string).replace(/\/$/, '') : (local?.apiUrl as string);
     const apiKey = remote ? process.env.WGW_API_KEY : local?.apiKey;
-    if (!apiKey) throw new Error('set WGW_API_KEY to an API key of the target gateway');
+    if (!apiKey) throw new UsageError('set WGW_API_KEY to an API key of the target gateway');
     if (remote && !args.sim && !process.env.WGW_TOUSER) {
-      throw new Error(
+      throw new UsageError(
         'a deployed gateway sends to real WeCom: set WGW_TOUSER to the member ids that may receive the test messages (a|b|c), or pass --sim URL if it sends to a WeCom simulator',
       );
     }
@@ -242,7 +247,12 @@ async function startLocal() {
  */
 function verdict(rec: Reconciliation, a: ReturnType<typeof summarizeArtillery>): string[] {
   const problems: string[] = [];
-  if (rec.lost > 0) problems.push(`${rec.lost} accepted message(s) lost`);
+  if (rec.lost > 0) {
+    const waiting = (rec.byStatus.deferred ?? 0) + (rec.byStatus.queued ?? 0);
+    problems.push(
+      `${rec.lost} accepted message(s) not delivered${waiting > 0 ? ` (${waiting} still queued or deferred for WeCom quota when the settle time ended: a longer --settle, or more recipients, tells those apart from lost ones)` : ''}`,
+    );
+  }
   if (rec.duplicates.length > 0) problems.push(`${rec.duplicates.length} message(s) delivered twice`);
   if (rec.unexpectedTokens.length > 0)
     problems.push(`${rec.unexpectedTokens.length} delivery(ies) of messages that were refused or never sent`);
@@ -336,6 +346,9 @@ const round = (n: number) => Math.round(n * 100) / 100;
 main()
   .then((code) => process.exit(code))
   .catch((err: unknown) => {
-    say(`load: failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    const usage = err instanceof UsageError || (err instanceof Error && /no load profile/.test(err.message));
+    say(
+      `load: failed: ${err instanceof Error ? (usage ? err.message : (err.stack ?? err.message)) : String(err)}`,
+    );
     process.exit(1);
   });
