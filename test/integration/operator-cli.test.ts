@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '#lib/config/index.js';
 import { newDevKey } from '#local/dev-config.js';
-import { startTestGateway, type TestGateway, testConfig, waitFor } from '#test/helpers/gateway.js';
+import { testConfig } from '#local/harness/config.js';
+import { startTestGateway, type TestGateway, waitFor } from '#test/helpers/gateway.js';
 
 /**
  * The operator CLI run the way users run it: as its own process (cli/bin.mjs, the package.json `bin`), against a
