@@ -1,5 +1,4 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
 import { ENV, FUNCTION_ACCESS, senderEventSources } from '#lib/resources/index.js';
 import {
@@ -66,6 +65,8 @@ export class GatewayStack extends Stack {
       removalPolicy,
       // The bound on parallel pressure on WeCom and on the quota counters (SPEC §4).
       reservedConcurrentExecutions: ctx.senderConcurrency,
+      // Deferrals and retries put messages back into the lanes the sender consumes (see GatewayFunction).
+      feedsOwnTrigger: true,
       environment: { [ENV.wecomApiBase]: ctx.wecomApiBase },
       ...(egress && { vpc: { vpc: egress.vpc, subnets: egress.functionSubnets } }),
     })
@@ -74,15 +75,13 @@ export class GatewayStack extends Stack {
       .useLanes(queues.lanes, FUNCTION_ACCESS.sender.lanes)
       .useConfigSecret(config.secret);
     for (const source of sources) {
-      this.sender.fn.addEventSource(
-        new SqsEventSource(queues.lanes[source.queueId], {
-          batchSize: source.batchSize,
-          maxBatchingWindow: Duration.seconds(source.maxBatchingWindowSeconds),
-          maxConcurrency: source.maxConcurrency,
-          // One bad record must not fail (and redeliver) the whole batch (SPEC §4).
-          reportBatchItemFailures: true,
-        }),
-      );
+      this.sender.consume(queues.lanes[source.queueId], {
+        batchSize: source.batchSize,
+        maxBatchingWindow: Duration.seconds(source.maxBatchingWindowSeconds),
+        maxConcurrency: source.maxConcurrency,
+        // One bad record must not fail (and redeliver) the whole batch (SPEC §4).
+        reportBatchItemFailures: true,
+      });
     }
 
     const gatewayApi = new GatewayApi(this, 'Api', {

@@ -2,7 +2,8 @@ import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource, type SqsEventSourceProps } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -32,6 +33,13 @@ export interface GatewayFunctionProps {
   readonly removalPolicy: RemovalPolicy;
   readonly environment?: Readonly<Record<string, string>>;
   readonly reservedConcurrentExecutions?: number;
+  /**
+   * The function writes to a queue that triggers it (the sender's deferred copies and retries; a notify
+   * function re-enqueuing its own retries). Lambda's recursive loop detection would otherwise stop invoking it
+   * for a message whose chain grows past about 16 hops; see {@link GatewayFunction.consume}. Default false:
+   * synth fails if such a function does not say so.
+   */
+  readonly feedsOwnTrigger?: boolean;
   /** Only for functions that must egress from a fixed IP (the sender with `-c egress=fixed`). */
   readonly vpc?: {
     readonly vpc: IVpc;
@@ -54,6 +62,9 @@ export class GatewayFunction extends Construct {
   readonly fn: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
+  /** Queues the function may SendMessage to, and queues that trigger it: their overlap is a recursive loop. */
+  private readonly producesTo = new Set<IQueue>();
+  private readonly consumes = new Set<IQueue>();
 
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
     super(scope, id);
@@ -98,6 +109,13 @@ export class GatewayFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      // Lambda's recursive loop detection (default Terminate) follows the X-Amzn-Trace-Id that the AWS SDK v3
+      // propagates into SQS messages, and stops invoking a function once one chain of events has gone round
+      // the same queue about 16 times (https://docs.aws.amazon.com/lambda/latest/dg/invocation-recursion.html).
+      // The sender's deferrals and retries go round exactly that way on purpose: a message waiting out a day
+      // quota takes dozens of hops, and would silently stop being delivered. Such a function bounds its loop
+      // itself (the sender: maxReceiveCount for retries, `exceeds_quota` for deferrals), so it opts out.
+      ...(props.feedsOwnTrigger && { recursiveLoop: RecursiveLoop.ALLOW }),
       bundling: HOUSE_BUNDLING,
       environment: {
         // Stack traces point into the TypeScript sources (https://nodejs.org/api/cli.html#--enable-source-maps).
@@ -111,6 +129,26 @@ export class GatewayFunction extends Construct {
         securityGroups: props.vpc.securityGroups,
       }),
     });
+
+    this.node.addValidation({
+      validate: () =>
+        !props.feedsOwnTrigger && [...this.consumes].some((q) => this.producesTo.has(q))
+          ? [
+              `${props.id} sends to a queue that triggers it: set feedsOwnTrigger (and bound the loop in code), ` +
+                "or Lambda's recursive loop detection stops it after about 16 hops of one message",
+            ]
+          : [],
+    });
+  }
+
+  /**
+   * Subscribes the function to `queue` (an SQS event source mapping). Together with a SendMessage grant on the
+   * same queue this makes a loop, which synth refuses unless the function was built with `feedsOwnTrigger`.
+   */
+  consume(queue: IQueue, props: SqsEventSourceProps): this {
+    this.fn.addEventSource(new SqsEventSource(queue, props));
+    this.consumes.add(queue);
+    return this;
   }
 
   /** Grants exactly `actions` on the table and hands the function its name in `TABLE_NAME`. */
@@ -133,6 +171,7 @@ export class GatewayFunction extends Construct {
     );
     for (const [lane, queue] of Object.entries(lanes) as [LaneName, IQueue][]) {
       this.fn.addEnvironment(LANE_URL_ENV[lane], queue.queueUrl);
+      if (actions.includes('SendMessage')) this.producesTo.add(queue);
     }
     return this;
   }
