@@ -123,23 +123,35 @@ export const MAX_RECEIVE_COUNT = 6;
  * (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html).
  */
 const LANE_VISIBILITY_SECONDS = 6 * FUNCTIONS.sender.timeoutSeconds;
-const FOURTEEN_DAYS = 14 * 24 * 3600;
+const DAY = 24 * 3600;
+/**
+ * A lane message lives at most a few days: deferrals re-enqueue a fresh copy (its clock restarts), and retries
+ * end in the DLQ after `MAX_RECEIVE_COUNT` receives.
+ */
+const LANE_RETENTION_SECONDS = 7 * DAY;
+/**
+ * SQS keeps a standard-queue message's original enqueue time when it moves to the DLQ, and expires it by that
+ * time; AWS's best practice is a DLQ retention longer than the source queue's
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/setting-up-dead-letter-queue-retention.html).
+ * 14 days (SQS's maximum) leaves a dead message at least 7 days in its DLQ.
+ */
+const DLQ_RETENTION_SECONDS = 14 * DAY;
 
 export const QUEUES = {
   high: {
     id: 'high',
     visibilityTimeoutSeconds: LANE_VISIBILITY_SECONDS,
-    retentionSeconds: FOURTEEN_DAYS,
+    retentionSeconds: LANE_RETENTION_SECONDS,
     deadLetter: { queueId: 'high-dlq', maxReceiveCount: MAX_RECEIVE_COUNT },
   },
   normal: {
     id: 'normal',
     visibilityTimeoutSeconds: LANE_VISIBILITY_SECONDS,
-    retentionSeconds: FOURTEEN_DAYS,
+    retentionSeconds: LANE_RETENTION_SECONDS,
     deadLetter: { queueId: 'normal-dlq', maxReceiveCount: MAX_RECEIVE_COUNT },
   },
-  'high-dlq': { id: 'high-dlq', visibilityTimeoutSeconds: 30, retentionSeconds: FOURTEEN_DAYS },
-  'normal-dlq': { id: 'normal-dlq', visibilityTimeoutSeconds: 30, retentionSeconds: FOURTEEN_DAYS },
+  'high-dlq': { id: 'high-dlq', visibilityTimeoutSeconds: 30, retentionSeconds: DLQ_RETENTION_SECONDS },
+  'normal-dlq': { id: 'normal-dlq', visibilityTimeoutSeconds: 30, retentionSeconds: DLQ_RETENTION_SECONDS },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueId = keyof typeof QUEUES;

@@ -6,6 +6,7 @@ import { logicalId, SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } fr
 interface QueueResource {
   readonly Properties: {
     readonly VisibilityTimeout: number;
+    readonly MessageRetentionPeriod: number;
     readonly SqsManagedSseEnabled?: boolean;
     readonly RedrivePolicy?: {
       deadLetterTargetArn: { 'Fn::GetAtt': [string, string] };
@@ -54,6 +55,17 @@ describe('Queues', () => {
       ][0];
       expect(queues[laneId]?.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(
         MIN_VISIBILITY_TO_TIMEOUT_RATIO * senderTimeout,
+      );
+    }
+  });
+
+  it("keeps every DLQ's messages longer than its source lane's (SQS expires them by their first enqueue)", () => {
+    const sources = Object.values(queues).filter((q) => q.Properties.RedrivePolicy);
+    expect(sources).toHaveLength(2);
+    for (const source of sources) {
+      const dlqId = source.Properties.RedrivePolicy?.deadLetterTargetArn['Fn::GetAtt'][0] as string;
+      expect(queues[dlqId]?.Properties.MessageRetentionPeriod).toBeGreaterThan(
+        source.Properties.MessageRetentionPeriod,
       );
     }
   });
