@@ -1,10 +1,16 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { DEFAULT_SENDER_CONCURRENCY, DEFAULT_WECOM_API_BASE } from '#lib/resources/index.js';
 
 export type Egress = 'default' | 'fixed';
+export type Tracing = 'off' | 'active';
 
-/** Deployment parameters, read from CDK context (`-c key=value` or cdk.json). */
+/**
+ * Deployment parameters of one stage. Each comes from, in order: CDK context (`-c key=value`, or cdk.json
+ * "context"), the stage's entry in the stages file (`infra/stages.json`), then {@link CONTEXT_DEFAULTS}.
+ */
 export interface GatewayContext {
   /** Suffix of the stack name; `prod` turns on deletion protection and RETAIN. */
   readonly stage: string;
@@ -12,6 +18,11 @@ export interface GatewayContext {
   readonly senderConcurrency: number;
   /** `fixed`: the sender egresses through one NAT gateway with an Elastic IP (WeCom 可信IP). */
   readonly egress: Egress;
+  /**
+   * With `egress: fixed`: an Elastic IP allocation to use instead of a new one, e.g. the one a torn-down stack
+   * left behind (`eipalloc-…`), so the IP already on WeCom's trusted lists stays the gateway's.
+   */
+  readonly eipAllocationId?: string;
   /** Alarm notifications go to this address (SNS email subscription) when set. */
   readonly alarmEmail?: string;
   readonly logRetentionDays: RetentionDays;
@@ -19,6 +30,8 @@ export interface GatewayContext {
   readonly apiRateLimit: number;
   /** Where the sender calls WeCom; override for a proxy in front of qyapi. */
   readonly wecomApiBase: string;
+  /** `active`: Lambda active tracing (X-Ray) on every function. */
+  readonly tracing: Tracing;
 }
 
 export const CONTEXT_DEFAULTS = {
@@ -29,75 +42,168 @@ export const CONTEXT_DEFAULTS = {
   apiBurstLimit: 200,
   apiRateLimit: 100,
   wecomApiBase: DEFAULT_WECOM_API_BASE,
-} as const satisfies Omit<GatewayContext, 'alarmEmail'>;
+  tracing: 'off',
+} as const satisfies Omit<GatewayContext, 'alarmEmail' | 'eipAllocationId'>;
+
+/** The committed per-stage settings; `-c stagesFile=<path>` reads another file. */
+export const DEFAULT_STAGES_FILE = path.join(import.meta.dirname, 'stages.json');
+
+/** Keys a stage entry may set (everything but the stage name itself). */
+const SETTING_KEYS = new Set<string>([
+  'senderConcurrency',
+  'egress',
+  'eipAllocationId',
+  'alarmEmail',
+  'logRetentionDays',
+  'apiBurstLimit',
+  'apiRateLimit',
+  'wecomApiBase',
+  'tracing',
+]);
+
+const STAGE_NAME = /^[a-z][a-z0-9-]{0,19}$/;
 
 const VALID_RETENTION_DAYS = new Set<number>(
   Object.values(RetentionDays).filter((v): v is number => typeof v === 'number'),
 );
 
-class ContextError extends Error {
-  constructor(key: string, expected: string, got: unknown) {
-    super(`context '${key}' must be ${expected}, got ${JSON.stringify(got)}`);
-    this.name = 'ContextError';
+export class ContextError extends Error {
+  override readonly name = 'ContextError';
+}
+
+const invalid = (key: string, expected: string, got: unknown) =>
+  new ContextError(`context '${key}' must be ${expected}, got ${JSON.stringify(got)}`);
+
+type Settings = Readonly<Record<string, unknown>>;
+
+/** Reads the stages file: `{ "<stage>": { <setting>: value, … }, … }`; keys starting with `$` are comments. */
+export function readStagesFile(file: string): Readonly<Record<string, Settings>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ContextError(`cannot read stages file ${file}: ${(err as Error).message}`);
   }
-}
-
-// `-c key=value` always arrives as a string; cdk.json and `new App({ context })` keep JSON types.
-function readInt(scope: Construct, key: string, fallback: number, min: number): number {
-  const raw: unknown = scope.node.tryGetContext(key);
-  if (raw === undefined) return fallback;
-  const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new ContextError(key, `an integer >= ${min}`, raw);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ContextError(`stages file ${file} must hold an object of stages`);
   }
-  return value;
+  const stages: Record<string, Settings> = {};
+  for (const [stage, settings] of Object.entries(parsed)) {
+    if (stage.startsWith('$')) continue;
+    if (!STAGE_NAME.test(stage))
+      throw new ContextError(`stages file ${file}: '${stage}' is not a stage name`);
+    if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) {
+      throw new ContextError(`stages file ${file}: stage '${stage}' must be an object of settings`);
+    }
+    const unknown = Object.keys(settings).filter((k) => !SETTING_KEYS.has(k));
+    if (unknown.length > 0) {
+      throw new ContextError(
+        `stages file ${file}: stage '${stage}' has unknown setting(s) ${unknown.join(', ')}; ` +
+          `known: ${[...SETTING_KEYS].join(', ')}`,
+      );
+    }
+    stages[stage] = settings as Settings;
+  }
+  return stages;
 }
 
-function readString(scope: Construct, key: string): string | undefined {
-  const raw: unknown = scope.node.tryGetContext(key);
-  if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string') throw new ContextError(key, 'a string', raw);
-  return raw;
+/** `-c key=value` always arrives as a string; cdk.json, the stages file and `new App({ context })` keep JSON types. */
+function settingsReader(scope: Construct, fileSettings: Settings) {
+  const raw = (key: string): unknown => scope.node.tryGetContext(key) ?? fileSettings[key];
+  const int = (key: string, fallback: number, min: number): number => {
+    const value = raw(key);
+    if (value === undefined) return fallback;
+    const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < min)
+      throw invalid(key, `an integer >= ${min}`, value);
+    return n;
+  };
+  const str = (key: string): string | undefined => {
+    const value = raw(key);
+    if (value === undefined || value === null || value === '') return undefined;
+    if (typeof value !== 'string') throw invalid(key, 'a string', value);
+    return value;
+  };
+  const oneOf = <T extends string>(key: string, allowed: readonly T[], fallback: T): T => {
+    const value = str(key) ?? fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      throw invalid(key, allowed.map((a) => `'${a}'`).join(' or '), value);
+    }
+    return value as T;
+  };
+  return { int, str, oneOf };
 }
 
-/** Reads and validates the gateway's context; a bad value fails synth with the key's name. */
+const isTrue = (value: unknown) => value === true || value === 'true';
+
+/**
+ * A deploy that would drop a stage's fixed egress deletes its NAT gateway and leaves the gateway calling WeCom
+ * from changing Lambda IPs (errcode 60020 for every message): only with an explicit `-c allowEgressChange=true`.
+ * The stages file is the truth, so only a `-c` override can take egress away; editing the file is explicit.
+ */
+function assertEgressKept(
+  scope: Construct,
+  stage: string,
+  fileSettings: Settings,
+  egress: Egress,
+  file: string,
+) {
+  if (fileSettings.egress !== 'fixed' || egress === 'fixed') return;
+  if (isTrue(scope.node.tryGetContext('allowEgressChange'))) return;
+  throw new ContextError(
+    `stage '${stage}' has egress 'fixed' in ${path.basename(file)}, but this deploy asks for egress '${egress}': ` +
+      "that would delete the NAT gateway, and WeCom would reject the sender's calls from other IPs (errcode " +
+      `60020). Pass -c allowEgressChange=true if you mean it, or change the stage in ${path.basename(file)}.`,
+  );
+}
+
+/** Reads and validates the gateway's settings; a bad value fails synth with the key's name. */
 export function readGatewayContext(scope: Construct): GatewayContext {
-  const stage = readString(scope, 'stage') ?? CONTEXT_DEFAULTS.stage;
+  const stage = (scope.node.tryGetContext('stage') as unknown) ?? CONTEXT_DEFAULTS.stage;
   // Used in the stack name, alarm names and the secret name.
-  if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) {
+  if (typeof stage !== 'string' || !STAGE_NAME.test(stage)) {
+    throw invalid('stage', 'lowercase letters, digits and dashes (max 20, starting with a letter)', stage);
+  }
+  const explicitFile = scope.node.tryGetContext('stagesFile') as unknown;
+  if (explicitFile !== undefined && typeof explicitFile !== 'string')
+    throw invalid('stagesFile', 'a path', explicitFile);
+  const file = explicitFile ? path.resolve(explicitFile) : DEFAULT_STAGES_FILE;
+  const stages = explicitFile || existsSync(file) ? readStagesFile(file) : {};
+  const fileSettings = stages[stage] ?? {};
+  const read = settingsReader(scope, fileSettings);
+
+  const egress = read.oneOf<Egress>('egress', ['default', 'fixed'], CONTEXT_DEFAULTS.egress);
+  assertEgressKept(scope, stage, fileSettings, egress, file);
+  const eipAllocationId = read.str('eipAllocationId');
+  if (eipAllocationId !== undefined && !/^eipalloc-[0-9a-f]{8,17}$/.test(eipAllocationId)) {
+    throw invalid('eipAllocationId', 'an Elastic IP allocation id (eipalloc-…)', eipAllocationId);
+  }
+  if (eipAllocationId !== undefined && egress !== 'fixed') {
     throw new ContextError(
-      'stage',
-      'lowercase letters, digits and dashes (max 20, starting with a letter)',
-      stage,
+      `context 'eipAllocationId' needs egress 'fixed' (stage '${stage}' has '${egress}')`,
     );
   }
-  const egress = readString(scope, 'egress') ?? CONTEXT_DEFAULTS.egress;
-  if (egress !== 'default' && egress !== 'fixed')
-    throw new ContextError('egress', "'default' or 'fixed'", egress);
-  const alarmEmail = readString(scope, 'alarmEmail');
+  const alarmEmail = read.str('alarmEmail');
   if (alarmEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) {
-    throw new ContextError('alarmEmail', 'an email address', alarmEmail);
+    throw invalid('alarmEmail', 'an email address', alarmEmail);
   }
-  const logRetentionDays = readInt(scope, 'logRetentionDays', CONTEXT_DEFAULTS.logRetentionDays, 1);
+  const logRetentionDays = read.int('logRetentionDays', CONTEXT_DEFAULTS.logRetentionDays, 1);
   if (!VALID_RETENTION_DAYS.has(logRetentionDays)) {
-    throw new ContextError(
-      'logRetentionDays',
-      `one of ${[...VALID_RETENTION_DAYS].join(', ')}`,
-      logRetentionDays,
-    );
+    throw invalid('logRetentionDays', `one of ${[...VALID_RETENTION_DAYS].join(', ')}`, logRetentionDays);
   }
-  const wecomApiBase = readString(scope, 'wecomApiBase') ?? CONTEXT_DEFAULTS.wecomApiBase;
-  if (!wecomApiBase.startsWith('https://'))
-    throw new ContextError('wecomApiBase', 'an https URL', wecomApiBase);
+  const wecomApiBase = read.str('wecomApiBase') ?? CONTEXT_DEFAULTS.wecomApiBase;
+  if (!wecomApiBase.startsWith('https://')) throw invalid('wecomApiBase', 'an https URL', wecomApiBase);
 
   return {
     stage,
-    senderConcurrency: readInt(scope, 'senderConcurrency', CONTEXT_DEFAULTS.senderConcurrency, 1),
+    senderConcurrency: read.int('senderConcurrency', CONTEXT_DEFAULTS.senderConcurrency, 1),
     egress,
+    ...(eipAllocationId !== undefined && { eipAllocationId }),
     ...(alarmEmail !== undefined && { alarmEmail }),
     logRetentionDays: logRetentionDays as RetentionDays,
-    apiBurstLimit: readInt(scope, 'apiBurstLimit', CONTEXT_DEFAULTS.apiBurstLimit, 1),
-    apiRateLimit: readInt(scope, 'apiRateLimit', CONTEXT_DEFAULTS.apiRateLimit, 1),
+    apiBurstLimit: read.int('apiBurstLimit', CONTEXT_DEFAULTS.apiBurstLimit, 1),
+    apiRateLimit: read.int('apiRateLimit', CONTEXT_DEFAULTS.apiRateLimit, 1),
     wecomApiBase,
+    tracing: read.oneOf<Tracing>('tracing', ['off', 'active'], CONTEXT_DEFAULTS.tracing),
   };
 }

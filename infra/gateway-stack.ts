@@ -50,7 +50,13 @@ export class GatewayStack extends Stack {
     const queues = new GatewayQueues(this, 'Queues', { removalPolicy });
     const config = new ConfigSecret(this, 'Config', { stage: ctx.stage, removalPolicy });
     const egress =
-      ctx.egress === 'fixed' ? new FixedEgress(this, 'Egress', { logRetention, removalPolicy }) : undefined;
+      ctx.egress === 'fixed'
+        ? new FixedEgress(this, 'Egress', {
+            logRetention,
+            removalPolicy,
+            ...(ctx.eipAllocationId !== undefined && { eipAllocationId: ctx.eipAllocationId }),
+          })
+        : undefined;
 
     this.ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', logRetention, removalPolicy })
       .useTable(table, FUNCTION_ACCESS.ingest.table)
@@ -110,12 +116,20 @@ export class GatewayStack extends Stack {
         'Store the config JSON (SPEC §3) with: aws secretsmanager put-secret-value --secret-id <this> ' +
         '--secret-string file://config.json',
     });
-    if (egress) {
+    if (egress?.eip) {
       new CfnOutput(this, 'WecomTrustedIp', {
         value: egress.eip.attrPublicIp,
         description:
           "The sender's only egress IP. Paste it into each WeCom app's 企业可信IP list " +
           '(应用管理 → 应用 → 企业可信IP), or WeCom rejects its API calls with errcode 60020.',
+      });
+    }
+    if (egress) {
+      new CfnOutput(this, 'WecomTrustedIpAllocationId', {
+        value: egress.eipAllocationId,
+        description:
+          'The Elastic IP behind WecomTrustedIp. It is retained when the stack or its fixed egress goes away; ' +
+          'set it as eipAllocationId in infra/stages.json to give a new stack the same trusted IP.',
       });
     }
   }

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { logicalId, SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } from './synth.js';
@@ -5,9 +8,17 @@ import { logicalId, SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } fr
 describe('Fixed egress IP (-c egress=fixed)', () => {
   let fixed: SynthesizedGateway;
   let standard: SynthesizedGateway;
+  /** `cdk deploy -c stage=prod` with nothing else: fixed egress comes from the stages file alone. */
+  let prodFromFile: SynthesizedGateway;
+  let reused: SynthesizedGateway;
+  const REUSED_ALLOCATION = 'eipalloc-0123456789abcdef0';
   beforeAll(() => {
+    const stagesFile = path.join(mkdtempSync(path.join(tmpdir(), 'wecom-gateway-stages-')), 'stages.json');
+    writeFileSync(stagesFile, JSON.stringify({ prod: { egress: 'fixed' } }));
     fixed = synthGateway({ egress: 'fixed' });
     standard = synthGateway();
+    prodFromFile = synthGateway({ stage: 'prod', stagesFile });
+    reused = synthGateway({ egress: 'fixed', eipAllocationId: REUSED_ALLOCATION });
   }, SYNTH_TIMEOUT_MS);
 
   const functionProps = (gateway: SynthesizedGateway, name: 'ingest' | 'sender') =>
@@ -36,6 +47,34 @@ describe('Fixed egress IP (-c egress=fixed)', () => {
       AllocationId: { 'Fn::GetAtt': [eipId, 'AllocationId'] },
     });
     fixed.template.hasOutput('WecomTrustedIp', { Value: { 'Fn::GetAtt': [eipId, 'PublicIp'] } });
+  });
+
+  it('takes fixed egress from the stages file when the deploy names only the stage', () => {
+    prodFromFile.template.resourceCountIs('AWS::EC2::NatGateway', 1);
+    expect(functionProps(prodFromFile, 'sender')).toHaveProperty('VpcConfig');
+  });
+
+  it.each([
+    ['dev + fixed', () => fixed],
+    ['prod + fixed', () => prodFromFile],
+  ])('retains the Elastic IP whatever removes it (%s)', (_variant, gateway) => {
+    gateway().template.hasResource('AWS::EC2::EIP', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+
+  it('outputs the allocation id, so a later stack can take the same IP back', () => {
+    const [eipId] = Object.keys(fixed.template.findResources('AWS::EC2::EIP'));
+    fixed.template.hasOutput('WecomTrustedIpAllocationId', {
+      Value: { 'Fn::GetAtt': [eipId, 'AllocationId'] },
+    });
+  });
+
+  it('reuses a retained Elastic IP given as eipAllocationId instead of allocating one', () => {
+    reused.template.resourceCountIs('AWS::EC2::EIP', 0);
+    reused.template.hasResourceProperties('AWS::EC2::NatGateway', { AllocationId: REUSED_ALLOCATION });
+    reused.template.hasOutput('WecomTrustedIpAllocationId', { Value: REUSED_ALLOCATION });
   });
 
   it('reaches DynamoDB through a gateway endpoint', () => {
