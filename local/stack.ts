@@ -164,11 +164,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       logLevel: 'info',
       region: LOCAL_REGION,
     };
+    // No `config` here: every container reads GATEWAY_CONFIG itself and re-reads it with a bounded age, as the
+    // functions re-read the secret in AWS, so an edited file takes effect without a restart.
     const runtime: RuntimeOptions = {
       logWrite: opts.logWrite ?? (() => undefined),
       ...opts.runtime,
       env,
-      config,
     };
 
     const ingestDeps = await createIngestDeps(runtime);

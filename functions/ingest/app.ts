@@ -6,10 +6,12 @@ import {
   type HttpEvent,
   httpErrors,
   jsonBody,
+  refreshConfig,
 } from '#functions/shared/middleware.js';
-import type { ApiKeyConfig } from '#lib/config/index.js';
+import type { ApiKeyConfig, ConfigSource, GatewayConfig } from '#lib/config/index.js';
 import { type HttpResponse, json, RouteNotFoundError, toErrorBody } from '#lib/http/index.js';
 import {
+  type Authenticator,
   createAuthenticator,
   getMessage,
   type IngestDeps,
@@ -52,6 +54,17 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
 
 const isPublic = (event: HttpEvent): boolean => routeOf(event.routeKey)?.auth === 'none';
 
+/** One authenticator per config object: built when a (re-read) config comes into force, not per request. */
+const authenticators = new WeakMap<GatewayConfig, Authenticator>();
+const authenticatorFor = (config: GatewayConfig): Authenticator => {
+  let authenticator = authenticators.get(config);
+  if (!authenticator) {
+    authenticator = createAuthenticator(config.apiKeys);
+    authenticators.set(config, authenticator);
+  }
+  return authenticator;
+};
+
 /**
  * The bare handler: routes the HTTP API event to one lib/ call and maps the result. It authenticates by itself
  * when no middleware did (tests call it bare), so it is never open. The route's scope is checked here, after the
@@ -59,7 +72,7 @@ const isPublic = (event: HttpEvent): boolean => routeOf(event.routeKey)?.auth ==
  */
 export const createIngestHandler = (
   deps: IngestDeps,
-  authenticate = createAuthenticator(deps.config.apiKeys),
+  authenticate = (header: string | undefined) => authenticatorFor(deps.config)(header),
 ) => {
   return async (event: IngestEvent): Promise<APIGatewayProxyResultV2> => {
     const route = routeOf(event.routeKey);
@@ -75,12 +88,16 @@ export const createIngestHandler = (
   };
 };
 
-/** The handler with its middleware chain, as Lambda runs it: metrics, error mapping, auth, then the body. */
-export const wrapIngestHandler = (deps: IngestDeps) => {
-  const authenticate = createAuthenticator(deps.config.apiKeys);
+/**
+ * The handler with its middleware chain, as Lambda runs it: metrics, error mapping, config refresh, auth, then
+ * the body. The authenticator follows the config in force (`deps.config` is re-read with a bounded age).
+ */
+export const wrapIngestHandler = (deps: IngestDeps & { configSource?: ConfigSource }) => {
+  const authenticate = (header: string | undefined) => authenticatorFor(deps.config)(header);
   return middy<IngestEvent, APIGatewayProxyResultV2, Error, Context>(createIngestHandler(deps, authenticate))
     .use(flushMetrics(deps.metrics))
     .use(httpErrors(deps.logger))
+    .use(refreshConfig(deps.configSource))
     .use(bearerAuth(authenticate, isPublic))
     .use(jsonBody(MAX_BODY_BYTES));
 };

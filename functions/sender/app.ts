@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { flushMetrics } from '#functions/shared/middleware.js';
+import { flushMetrics, refreshConfig } from '#functions/shared/middleware.js';
+import type { ConfigSource } from '#lib/config/index.js';
 import { LANES, type LaneName } from '#lib/resources/index.js';
 import { type IncomingRecord, processBatch, type SenderDeps } from '#lib/sender/index.js';
 
@@ -25,7 +26,9 @@ export const createSenderHandler =
     return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
   };
 
-export const wrapSenderHandler = (deps: Parameters<typeof createSenderHandler>[0]) =>
-  middy<SQSEvent, SQSBatchResponse, Error, Context>(createSenderHandler(deps)).use(
-    flushMetrics(deps.metrics),
-  );
+export const wrapSenderHandler = (
+  deps: Parameters<typeof createSenderHandler>[0] & { configSource?: ConfigSource },
+) =>
+  middy<SQSEvent, SQSBatchResponse, Error, Context>(createSenderHandler(deps))
+    .use(flushMetrics(deps.metrics))
+    .use(refreshConfig(deps.configSource));

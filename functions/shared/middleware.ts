@@ -85,6 +85,18 @@ export const bearerAuth = <P>(
   },
 });
 
+/**
+ * Re-reads the config when it is older than its max age, before anything in the invocation reads it, so a
+ * revoked key or a changed app takes effect without a cold start (lib/config/source.ts). Never throws.
+ */
+export const refreshConfig = <E, R>(
+  source: { refresh(): Promise<unknown> } | undefined,
+): MiddlewareObj<E, R, Error, Context> => ({
+  before: async () => {
+    await source?.refresh();
+  },
+});
+
 /** Writes the invocation's metrics as one EMF line, whatever the outcome. */
 export const flushMetrics = <E, R>(metrics: Metrics): MiddlewareObj<E, R, Error, Context> => ({
   after: async () => metrics.flush(),

@@ -27,7 +27,7 @@ export interface FixedEgressProps {
  *
  * Only the sender runs here (it is the only function calling WeCom); ingest stays outside the VPC and
  * its cold starts stay short. DynamoDB, the sender's hot path, goes through a free gateway endpoint.
- * SQS (deferral re-enqueues) and Secrets Manager (once per container) go through the NAT: interface
+ * SQS (deferral re-enqueues) and Secrets Manager (one config read per container a minute) go through the NAT: interface
  * endpoints would cost about USD 7/month per AZ each, more than the NAT data charges at gateway volumes.
  */
 export class FixedEgress extends Construct {

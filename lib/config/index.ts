@@ -1,6 +1,6 @@
 export { type GatewayEnv, readEnv } from './env.js';
 export { ConfigError, MissingEnvError } from './errors.js';
-export { loadConfig } from './load.js';
+export { type ConfigText, createConfigReader, loadConfig } from './load.js';
 export { parseConfig, parseConfigJson } from './parse.js';
 export {
   type ApiKeyConfig,
@@ -10,3 +10,4 @@ export {
   QUOTA_DEFAULTS,
   type QuotaConfig,
 } from './schema.js';
+export { CONFIG_MAX_AGE_MS, ConfigSource, type ConfigSourceOptions } from './source.js';

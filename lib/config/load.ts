@@ -5,28 +5,52 @@ import { ConfigError } from './errors.js';
 import { parseConfigJson } from './parse.js';
 import type { GatewayConfig } from './schema.js';
 
-/** Reads the config from the file in GATEWAY_CONFIG (local) or the Secrets Manager secret (AWS). */
-export async function loadConfig(
+/** The config document as stored, and where it came from (for error messages). */
+export interface ConfigText {
+  readonly text: string;
+  readonly source: string;
+}
+
+type SecretsClient = Pick<SecretsManagerClient, 'send'>;
+
+/**
+ * Reads the config text from the file in GATEWAY_CONFIG (local) or the Secrets Manager secret (AWS), without
+ * validating it. Build once per container: the Secrets Manager client is reused by every read.
+ */
+export function createConfigReader(
   env: Pick<GatewayEnv, 'configFile' | 'configSecretId'>,
-  secrets: Pick<SecretsManagerClient, 'send'> = new SecretsManagerClient({}),
-): Promise<GatewayConfig> {
-  if (env.configFile) {
-    let text: string;
-    try {
-      text = await readFile(env.configFile, 'utf8');
-    } catch (err) {
-      throw new ConfigError(`cannot read config file ${env.configFile}: ${(err as Error).message}`, [], {
-        cause: err,
-      });
-    }
-    return parseConfigJson(text, `config file ${env.configFile}`);
+  secrets?: SecretsClient,
+): () => Promise<ConfigText> {
+  const { configFile, configSecretId } = env;
+  if (configFile) {
+    const source = `config file ${configFile}`;
+    return async () => {
+      try {
+        return { text: await readFile(configFile, 'utf8'), source };
+      } catch (err) {
+        throw new ConfigError(`cannot read ${source}: ${(err as Error).message}`, [], { cause: err });
+      }
+    };
   }
-  if (env.configSecretId) {
-    const out = await secrets.send(new GetSecretValueCommand({ SecretId: env.configSecretId }));
-    if (!out.SecretString) throw new ConfigError(`secret ${env.configSecretId} has no string value`);
-    return parseConfigJson(out.SecretString, `secret ${env.configSecretId}`);
+  if (configSecretId) {
+    const client = secrets ?? new SecretsManagerClient({});
+    const source = `secret ${configSecretId}`;
+    return async () => {
+      const out = await client.send(new GetSecretValueCommand({ SecretId: configSecretId }));
+      if (!out.SecretString) throw new ConfigError(`${source} has no string value`);
+      return { text: out.SecretString, source };
+    };
   }
   throw new ConfigError(
     'no configuration source: set GATEWAY_CONFIG (file) or CONFIG_SECRET_ID (Secrets Manager)',
   );
+}
+
+/** Reads and validates the config once: from the GATEWAY_CONFIG file (local) or the Secrets Manager secret (AWS). */
+export async function loadConfig(
+  env: Pick<GatewayEnv, 'configFile' | 'configSecretId'>,
+  secrets?: SecretsClient,
+): Promise<GatewayConfig> {
+  const { text, source } = await createConfigReader(env, secrets)();
+  return parseConfigJson(text, source);
 }

@@ -11,7 +11,9 @@ export type MetricName =
   | 'RateLimited'
   | 'GetTokenCalls'
   | 'DuplicateSuppressed'
-  | 'QuotaUtilisation';
+  | 'QuotaUtilisation'
+  /** A re-read of the config failed or found it invalid; the last good config stayed in force. */
+  | 'ConfigReloadFailed';
 
 /**
  * Counters flushed as one CloudWatch Embedded Metric Format line per invocation

@@ -1,5 +1,5 @@
+import type { ConfigSource } from '#lib/config/index.js';
 import type { IngestDeps } from '#lib/ingest/index.js';
-import { createUrlGuard } from '#lib/net/index.js';
 import { DynamoIdempotencyStore } from '#lib/store/index.js';
 import { createFetchWecomClient } from '#lib/wecom/index.js';
 import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js';
@@ -9,13 +9,19 @@ import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js
  *
  * @example const deps = await createIngestDeps(); // at module scope of the handler
  */
-export async function createIngestDeps(opts: RuntimeOptions = {}): Promise<IngestDeps & Closable> {
+export async function createIngestDeps(
+  opts: RuntimeOptions = {},
+): Promise<IngestDeps & Closable & { configSource: ConfigSource }> {
   // Ingest only recalls now and then: Node's fetch keeps undici out of its bundle.
   const s = await buildCommonDeps('ingest', opts, (env) =>
     createFetchWecomClient({ baseUrl: env.wecomApiBase }),
   );
   return {
-    config: s.config,
+    // Read on every use: the config source swaps in a re-read config (lib/config/source.ts).
+    get config() {
+      return s.configSource.current;
+    },
+    configSource: s.configSource,
     messages: s.messages,
     idempotency: new DynamoIdempotencyStore(s.db, s.env.tableName),
     queue: s.queue,
@@ -23,8 +29,7 @@ export async function createIngestDeps(opts: RuntimeOptions = {}): Promise<Inges
     metrics: s.metrics,
     tokens: s.tokens,
     wecom: s.wecom,
-    // callback_url targets: https, and never private, loopback or link-local addresses (SSRF).
-    urlGuard: createUrlGuard({ allowLoopback: s.config.allowLoopbackWebhooks }),
+    // No urlGuard: lib/ingest builds one per config object, so a re-read config's allowLoopbackWebhooks holds.
     close: () => s.wecom.close(),
   };
 }

@@ -1,4 +1,4 @@
-import type { GatewayEnv } from '#lib/config/index.js';
+import type { ConfigSource, GatewayEnv } from '#lib/config/index.js';
 import { MAX_RECEIVE_COUNT } from '#lib/resources/index.js';
 import { PauseCache, QuotaGuard, type SenderDeps, WECOM_WINDOWS } from '#lib/sender/index.js';
 import { DynamoPauseStore, DynamoQuotaStore } from '#lib/store/index.js';
@@ -8,13 +8,17 @@ import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js
 /** Everything the sender function needs, built once per container. */
 export async function createSenderDeps(
   opts: RuntimeOptions = {},
-): Promise<SenderDeps & Closable & { env: GatewayEnv }> {
+): Promise<SenderDeps & Closable & { env: GatewayEnv; configSource: ConfigSource }> {
   const s = await buildCommonDeps('sender', opts, (env) =>
     createUndiciWecomClient({ ...opts.wecom, baseUrl: env.wecomApiBase }),
   );
   return {
     env: s.env,
-    config: s.config,
+    // Read on every use: the config source swaps in a re-read config (lib/config/source.ts).
+    get config() {
+      return s.configSource.current;
+    },
+    configSource: s.configSource,
     messages: s.messages,
     queue: s.queue,
     tokens: s.tokens,

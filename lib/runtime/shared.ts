@@ -1,4 +1,10 @@
-import { type GatewayConfig, type GatewayEnv, loadConfig, readEnv } from '#lib/config/index.js';
+import {
+  ConfigSource,
+  createConfigReader,
+  type GatewayConfig,
+  type GatewayEnv,
+  readEnv,
+} from '#lib/config/index.js';
 import { createLogger, type Logger, Metrics } from '#lib/observability/index.js';
 import { createSqsClient, SqsMessageQueue } from '#lib/queue/index.js';
 import type { QuotaWindows, RetryPolicy } from '#lib/sender/index.js';
@@ -9,7 +15,10 @@ import type { UndiciTransportOptions } from '#lib/wecom/undici.js';
 /** Knobs a test or the local stack may turn; production uses the defaults. */
 export interface RuntimeOptions {
   env?: GatewayEnv;
+  /** A fixed config (never re-read); without it the config comes from GATEWAY_CONFIG or the secret. */
   config?: GatewayConfig;
+  /** How old the config may get before an invocation re-reads it (default CONFIG_MAX_AGE_MS). */
+  configMaxAgeMs?: number;
   windows?: QuotaWindows;
   /** End-of-window guard band (ms); must exceed the time from reservation to WeCom receiving the send. */
   quotaGuardMs?: number;
@@ -29,7 +38,8 @@ export interface Closable {
 
 export interface Shared {
   env: GatewayEnv;
-  config: GatewayConfig;
+  /** The container's config, re-read with a bounded age (see ConfigSource). */
+  configSource: ConfigSource;
   logger: Logger;
   metrics: Metrics;
   tokens: TokenCache;
@@ -46,12 +56,22 @@ export async function buildCommonDeps(
   wecomFor: (env: GatewayEnv) => WecomClient,
 ): Promise<Shared> {
   const env = opts.env ?? readEnv();
-  const config = opts.config ?? (await loadConfig(env));
   const logger = createLogger(
     { service },
     { level: env.logLevel, ...(opts.logWrite ? { write: opts.logWrite } : {}) },
   );
   const metrics = new Metrics(service, opts.logWrite);
+  const configSource = opts.config
+    ? ConfigSource.fixed(opts.config)
+    : await ConfigSource.load(createConfigReader(env), {
+        ...(opts.configMaxAgeMs !== undefined && { maxAgeMs: opts.configMaxAgeMs }),
+        // The container keeps its last good config; the metric's alarm tells the operator (infra/).
+        onError: (err) => {
+          logger.error('config re-read failed; keeping the last good config', { err });
+          metrics.count('ConfigReloadFailed');
+        },
+        onChange: (source) => logger.info('config changed; now in force', { source }),
+      });
   const db = createDocumentClient(`wecom-gateway/${service}`);
   const wecom = wecomFor(env);
   const tokens = new TokenCache(new DynamoTokenStore(db, env.tableName), wecom, {
@@ -60,7 +80,7 @@ export async function buildCommonDeps(
   });
   return {
     env,
-    config,
+    configSource,
     logger,
     metrics,
     tokens,

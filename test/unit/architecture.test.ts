@@ -78,7 +78,8 @@ describe('the import graph', () => {
       (e) =>
         !adapters.includes(moduleOf(e.file)) &&
         moduleOf(e.file) !== 'lib/aws' &&
-        // Config is read from Secrets Manager once, at cold start; its failure ends the start, no request sees it.
+        // Config is read from Secrets Manager at cold start (a failure ends the start) and re-read with a bounded
+        // age (a failure keeps the last good config, lib/config/source.ts): no request sees an SDK error.
         !(e.file === 'lib/config/load.ts' && e.target === '@aws-sdk/client-secrets-manager'),
     );
     expect(show(outside)).toEqual([]);
