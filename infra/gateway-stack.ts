@@ -45,6 +45,7 @@ export class GatewayStack extends Stack {
     // Production data and config outlive the stack; dev stacks clean up after themselves.
     const removalPolicy = isProd ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const logRetention = ctx.logRetentionDays;
+    const common = { stage: ctx.stage, logRetention, removalPolicy, tracing: ctx.tracing === 'active' };
 
     const { table } = new GatewayTable(this, 'Store', { protect: isProd, removalPolicy });
     const queues = new GatewayQueues(this, 'Queues', { removalPolicy });
@@ -58,7 +59,7 @@ export class GatewayStack extends Stack {
           })
         : undefined;
 
-    this.ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', logRetention, removalPolicy })
+    this.ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', ...common })
       .useTable(table, FUNCTION_ACCESS.ingest.table)
       .useLanes(queues.lanes, FUNCTION_ACCESS.ingest.lanes)
       .useConfigSecret(config.secret);
@@ -67,8 +68,7 @@ export class GatewayStack extends Stack {
     assertEventSourcesFit(ctx.senderConcurrency, sources);
     this.sender = new GatewayFunction(this, 'Sender', {
       id: 'sender',
-      logRetention,
-      removalPolicy,
+      ...common,
       // The bound on parallel pressure on WeCom and on the quota counters (SPEC §4).
       reservedConcurrentExecutions: ctx.senderConcurrency,
       // Deferrals and retries put messages back into the lanes the sender consumes (see GatewayFunction).
@@ -97,7 +97,8 @@ export class GatewayStack extends Stack {
       removalPolicy,
     });
 
-    new Monitoring(this, 'Monitoring', {
+    const monitoring = new Monitoring(this, 'Monitoring', {
+      stage: ctx.stage,
       lanes: queues.lanes,
       deadLetterQueues: queues.deadLetterQueues,
       sender: this.sender.fn,
@@ -109,6 +110,11 @@ export class GatewayStack extends Stack {
     new CfnOutput(this, 'ApiUrl', {
       value: gatewayApi.stage.url,
       description: 'Base URL of the gateway API',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: monitoring.topic.topicArn,
+      description:
+        'Every alarm notifies this SNS topic (ALARM and OK); subscribe email, chat or paging to it.',
     });
     new CfnOutput(this, 'ConfigSecretName', {
       value: config.secretName,

@@ -1,12 +1,13 @@
-import { METRICS_NAMESPACE, type MetricName } from '#lib/observability/index.js';
+import { APP_DIMENSION, type MetricName, metricsNamespace } from '#lib/observability/index.js';
 
 /**
- * The sender's custom metrics, as it emits them through CloudWatch EMF (lib/observability/metrics.ts): names come
+ * The functions' custom metrics, as they emit them through CloudWatch EMF (lib/observability/metrics.ts): names come
  * from the same type, so a renamed metric fails the type-check here instead of leaving an alarm on a metric that
- * no longer exists. They are emitted without dimensions, because alarms and graphs match a metric on its exact
- * dimension set.
+ * no longer exists. Each stage writes to its own namespace (`metricsNamespace(stage)`). Alarms watch the
+ * dimensionless series (alarms and graphs match a metric on its exact dimension set); Sent, Failed, Deferred and
+ * ConfigError also exist per app (dimension `app`), for the dashboard.
  */
-export { METRICS_NAMESPACE };
+export { APP_DIMENSION, metricsNamespace };
 
 export const METRIC_NAMES = {
   sent: 'Sent',
@@ -17,4 +18,8 @@ export const METRIC_NAMES = {
   getTokenCalls: 'GetTokenCalls',
   /** WeCom answered 45009 (frequency limit): the quota model is off and WeCom is blocking the app. */
   rateLimited: 'RateLimited',
+  /** WeCom refused an app's setup: wrong secret (40001), IP not trusted (60020), bad agentid… */
+  configError: 'ConfigError',
+  /** A function could not re-read the config, or found it invalid, and kept the last good one. */
+  configReloadFailed: 'ConfigReloadFailed',
 } as const satisfies Record<string, MetricName>;

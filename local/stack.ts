@@ -162,6 +162,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       wecomApiBase,
       configFile,
       logLevel: 'info',
+      stage: 'local',
       region: LOCAL_REGION,
     };
     // No `config` here: every container reads GATEWAY_CONFIG itself and re-reads it with a bounded age, as the

@@ -106,6 +106,7 @@ export async function startIsolatedStack(opts: { simLatencyMs: number }): Promis
       wecomApiBase: sim.endpoint,
       configFile,
       logLevel: 'info',
+      stage: 'local',
       region: LOCAL_REGION,
     };
     return {

@@ -2,7 +2,7 @@ import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, RecursiveLoop, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource, type SqsEventSourceProps } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -28,6 +28,8 @@ const LANE_URL_ENV: Record<LaneName, string> = { high: ENV.queueUrlHigh, normal:
 export interface GatewayFunctionProps {
   /** Key into `FUNCTIONS` (lib/resources): entry, memory and timeout come from there. */
   readonly id: FunctionId;
+  /** The deployment stage: the function's metric namespace (`GATEWAY_STAGE`). */
+  readonly stage: string;
   readonly logRetention: RetentionDays;
   /** Applied to the function's log group. */
   readonly removalPolicy: RemovalPolicy;
@@ -40,6 +42,8 @@ export interface GatewayFunctionProps {
    * synth fails if such a function does not say so.
    */
   readonly feedsOwnTrigger?: boolean;
+  /** Lambda active tracing (X-Ray): a trace per invocation, with its AWS SDK calls' timing. Default off. */
+  readonly tracing?: boolean;
   /** Only for functions that must egress from a fixed IP (the sender with `-c egress=fixed`). */
   readonly vpc?: {
     readonly vpc: IVpc;
@@ -55,7 +59,7 @@ export interface GatewayFunctionProps {
  * so a grant and the name the code reads cannot drift apart.
  *
  * @example
- * const ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', logRetention, removalPolicy });
+ * const ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', stage, logRetention, removalPolicy });
  * ingest.useTable(table, ['GetItem', 'PutItem']);
  */
 export class GatewayFunction extends Construct {
@@ -97,6 +101,17 @@ export class GatewayFunction extends Construct {
       });
     }
 
+    if (props.tracing) {
+      // Active tracing makes CDK grant xray:PutTraceSegments and xray:PutTelemetryRecords, which support no
+      // resource-level permissions (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsx-ray.html).
+      Validations.of(this.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Lambda active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray only ' +
+          'grants on resource "*"; no other statement of this role has a wildcard (test/infra/iam.test.ts).',
+      });
+    }
+
     this.fn = new NodejsFunction(this, 'Function', {
       entry: `${REPO_ROOT}/${definition.entry}`,
       handler: 'handler',
@@ -116,11 +131,13 @@ export class GatewayFunction extends Construct {
       // quota takes dozens of hops, and would silently stop being delivered. Such a function bounds its loop
       // itself (the sender: maxReceiveCount for retries, `exceeds_quota` for deferrals), so it opts out.
       ...(props.feedsOwnTrigger && { recursiveLoop: RecursiveLoop.ALLOW }),
+      ...(props.tracing && { tracing: Tracing.ACTIVE }),
       bundling: HOUSE_BUNDLING,
       environment: {
         // Stack traces point into the TypeScript sources (https://nodejs.org/api/cli.html#--enable-source-maps).
         NODE_OPTIONS: '--enable-source-maps',
         [ENV.logLevel]: 'info',
+        [ENV.stage]: props.stage,
         ...props.environment,
       },
       ...(props.vpc && {

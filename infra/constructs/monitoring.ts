@@ -1,4 +1,4 @@
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -7,6 +7,7 @@ import {
   Dashboard,
   GraphWidget,
   type IMetric,
+  MathExpression,
   Metric,
   Stats,
   TreatMissingData,
@@ -18,7 +19,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { LaneName } from '#lib/resources/index.js';
-import { METRIC_NAMES, METRICS_NAMESPACE } from '../metrics.js';
+import { APP_DIMENSION, METRIC_NAMES, metricsNamespace } from '../metrics.js';
 
 /**
  * Age of the oldest message that means a lane is stuck rather than waiting for quota. Alerts (high) should
@@ -26,40 +27,65 @@ import { METRIC_NAMES, METRICS_NAMESPACE } from '../metrics.js';
  */
 export const LANE_AGE_ALARM_SECONDS: Readonly<Record<LaneName, number>> = { high: 300, normal: 3600 };
 
+/**
+ * A dead message waiting this long in its DLQ means nobody is handling it. SQS deletes it 14 days after it was
+ * first enqueued (lib/resources), so at least 7 days after it died: this leaves days to act. (For a DLQ of a
+ * standard queue, ApproximateAgeOfOldestMessage counts from the move to the DLQ:
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/setting-up-dead-letter-queue-retention.html.)
+ */
+export const DLQ_AGE_ALARM_SECONDS = 3 * 24 * 3600;
+
+/** Share of the messages WeCom refused for good (status `failed`) in 5 minutes that alarms. */
+export const FAILED_RATE_ALARM_PERCENT = 10;
+
 export interface MonitoringProps {
+  /** The stage whose metric namespace the alarms and dashboard read. */
+  readonly stage: string;
   readonly lanes: Readonly<Record<LaneName, IQueue>>;
   readonly deadLetterQueues: readonly { readonly lane: LaneName; readonly queue: IQueue }[];
   readonly sender: IFunction;
   readonly ingest: IFunction;
   readonly api: HttpApi;
-  /** When set, alarms notify this address through an SNS topic. */
+  /** When set, the alarm topic has an email subscription for this address. */
   readonly alarmEmail?: string;
 }
 
 const ONE_MINUTE = Duration.minutes(1);
 const FIVE_MINUTES = Duration.minutes(5);
 
-/** Alarms on the things that lose or delay messages, and one dashboard with the key graphs. */
+/**
+ * Alarms on the things that lose, delay or refuse messages, all notifying one SNS topic (ALARM and OK), and one
+ * dashboard with the key graphs. The topic always exists, so subscribers (email, chat, paging) can be added
+ * outside the stack; `alarmEmail` subscribes one address.
+ */
 export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
-  readonly topic?: Topic;
+  readonly topic: Topic;
   readonly dashboard: Dashboard;
+  private readonly namespace: string;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
     const prefix = Stack.of(this).stackName;
+    this.namespace = metricsNamespace(props.stage);
 
+    this.topic = new Topic(this, 'AlarmTopic', { displayName: `${prefix} alarms`, enforceSSL: true });
     if (props.alarmEmail) {
-      this.topic = new Topic(this, 'AlarmTopic', { displayName: `${prefix} alarms`, enforceSSL: true });
       this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
-      Validations.of(this.topic).acknowledge({
-        id: 'AwsSolutions-SNS2',
-        reason:
-          'CloudWatch alarms cannot publish to a topic encrypted with the AWS managed aws/sns key ' +
-          '(https://repost.aws/knowledge-center/cloudwatch-receive-sns-for-alarm-trigger); the ' +
-          'notifications carry alarm names and metric values only, not worth a customer managed key.',
-      });
+    } else if (props.stage === 'prod') {
+      Annotations.of(this).addWarningV2(
+        'wecom-gateway:alarms-unsubscribed',
+        'prod has no alarmEmail: its alarms go to an SNS topic nobody subscribes to. Set alarmEmail in ' +
+          'infra/stages.json, or subscribe to the AlarmTopicArn output yourself.',
+      );
     }
+    Validations.of(this.topic).acknowledge({
+      id: 'AwsSolutions-SNS2',
+      reason:
+        'CloudWatch alarms cannot publish to a topic encrypted with the AWS managed aws/sns key ' +
+        '(https://repost.aws/knowledge-center/cloudwatch-receive-sns-for-alarm-trigger); the ' +
+        'notifications carry alarm names and metric values only, not worth a customer managed key.',
+    });
 
     const alarm = (alarmId: string, metric: IMetric, threshold: number, description: string): Alarm => {
       const created = new Alarm(this, alarmId, {
@@ -72,10 +98,8 @@ export class Monitoring extends Construct {
         // No data means no messages / no invocations, which is healthy.
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
-      if (this.topic) {
-        created.addAlarmAction(new SnsAction(this.topic));
-        created.addOkAction(new SnsAction(this.topic));
-      }
+      created.addAlarmAction(new SnsAction(this.topic));
+      created.addOkAction(new SnsAction(this.topic));
       this.alarms.push(created);
       return created;
     };
@@ -86,6 +110,12 @@ export class Monitoring extends Construct {
         queue.metricApproximateNumberOfMessagesVisible({ period: ONE_MINUTE, statistic: Stats.MAXIMUM }),
         0,
         `Messages of the ${lane} lane exhausted their retries (status dead). Inspect them and fix the cause. Do not use a raw SQS redrive: redriven copies count as first deliveries and skip the gateway's duplicate protection.`,
+      );
+      alarm(
+        `dlq-age-${lane}`,
+        queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM }),
+        DLQ_AGE_ALARM_SECONDS,
+        `A dead ${lane} message has waited in its DLQ for over ${DLQ_AGE_ALARM_SECONDS / 86_400} days. SQS deletes it 14 days after it was first queued: handle it before then.`,
       );
     }
     for (const [lane, queue] of Object.entries(props.lanes) as [LaneName, IQueue][]) {
@@ -120,6 +150,39 @@ export class Monitoring extends Construct {
       0,
       'WeCom answered 45009 (frequency limit): the quota settings are above what WeCom allows the app.',
     );
+    alarm(
+      'failed-rate',
+      new MathExpression({
+        // FILL: a period with sends but no failure is 0 %, not missing; a period with neither stays missing.
+        expression: '100 * FILL(failed, 0) / (FILL(sent, 0) + FILL(failed, 0))',
+        usingMetrics: {
+          failed: this.custom(METRIC_NAMES.failed, FIVE_MINUTES),
+          sent: this.custom(METRIC_NAMES.sent, FIVE_MINUTES),
+        },
+        period: FIVE_MINUTES,
+        label: 'failed %',
+      }),
+      FAILED_RATE_ALARM_PERCENT,
+      `Over ${FAILED_RATE_ALARM_PERCENT} % of the messages handled in 5 minutes failed for good: WeCom refused them (see error.wecom_errcode in their status).`,
+    );
+    alarm(
+      'dead',
+      this.custom(METRIC_NAMES.dead, FIVE_MINUTES),
+      0,
+      'Messages exhausted their retries in the last 5 minutes (status dead). Unlike the DLQ-depth alarm, this one fires again for every new dead message.',
+    );
+    alarm(
+      'config-error',
+      this.custom(METRIC_NAMES.configError, FIVE_MINUTES),
+      0,
+      "WeCom refused an app's setup (40001 wrong secret, 60020 IP not in the app's trusted list, 301002 wrong agentid…): every message of that app fails until the config or the WeCom console is fixed. The dashboard shows which app.",
+    );
+    alarm(
+      'config-reload-failed',
+      this.custom(METRIC_NAMES.configReloadFailed, FIVE_MINUTES),
+      0,
+      'A function could not re-read the config secret, or found it invalid, and keeps running with its last good config: fix the secret (the function log names the bad field).',
+    );
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: prefix,
@@ -139,10 +202,28 @@ export class Monitoring extends Construct {
         ].map((name) => this.custom(name, ONE_MINUTE)),
       }),
       new GraphWidget({
-        title: 'WeCom gettoken calls and 45009 rate limits',
+        title: 'WeCom gettoken calls, 45009 rate limits and config errors',
         width: 12,
         left: [this.custom(METRIC_NAMES.getTokenCalls, ONE_MINUTE)],
-        right: [this.custom(METRIC_NAMES.rateLimited, ONE_MINUTE)],
+        right: [METRIC_NAMES.rateLimited, METRIC_NAMES.configError].map((name) =>
+          this.custom(name, ONE_MINUTE),
+        ),
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Per app: sent, failed, deferred, config errors (per minute)',
+        width: 24,
+        left: [METRIC_NAMES.sent, METRIC_NAMES.failed, METRIC_NAMES.deferred, METRIC_NAMES.configError].map(
+          (name) =>
+            new MathExpression({
+              // Apps live in the config, not in the stack: a search finds every app's series.
+              expression: `SEARCH('{${this.namespace},${APP_DIMENSION}} MetricName="${name}"', 'Sum', 60)`,
+              usingMetrics: {},
+              label: name,
+              period: ONE_MINUTE,
+            }),
+        ),
       }),
     );
     this.dashboard.addWidgets(
@@ -225,6 +306,6 @@ export class Monitoring extends Construct {
   }
 
   private custom(metricName: string, period: Duration): Metric {
-    return new Metric({ namespace: METRICS_NAMESPACE, metricName, period, statistic: Stats.SUM });
+    return new Metric({ namespace: this.namespace, metricName, period, statistic: Stats.SUM });
   }
 }

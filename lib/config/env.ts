@@ -9,6 +9,8 @@ export interface GatewayEnv {
   readonly configFile?: string;
   readonly configSecretId?: string;
   readonly logLevel: string;
+  /** Deployment stage; scopes the metric namespace. `local` when unset (the offline stack). */
+  readonly stage: string;
   readonly region?: string;
 }
 
@@ -29,6 +31,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): GatewayEnv {
     ...(configFile ? { configFile } : {}),
     ...(configSecretId ? { configSecretId } : {}),
     logLevel: env[ENV.logLevel] || 'info',
+    stage: env[ENV.stage] || 'local',
     ...(env.AWS_REGION ? { region: env.AWS_REGION } : {}),
   };
 }

@@ -1,3 +1,10 @@
 export { createLogger, type Logger, type LogLevel } from './logger.js';
-export { METRICS_NAMESPACE, type MetricName, Metrics } from './metrics.js';
+export {
+  APP_DIMENSION,
+  METRICS_NAMESPACE_PREFIX,
+  type MetricName,
+  Metrics,
+  type MetricsOptions,
+  metricsNamespace,
+} from './metrics.js';
 export { REDACTED, redact } from './redact.js';

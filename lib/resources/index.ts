@@ -232,6 +232,8 @@ export const ENV = {
   configFile: 'GATEWAY_CONFIG',
   wecomApiBase: 'WECOM_API_BASE',
   logLevel: 'LOG_LEVEL',
+  /** The deployment stage (`dev`, `prod`…; `local` offline): the functions' metric namespace. */
+  stage: 'GATEWAY_STAGE',
 } as const;
 
 export const DEFAULT_WECOM_API_BASE = 'https://qyapi.weixin.qq.com';

@@ -5,7 +5,7 @@ import {
   type GatewayEnv,
   readEnv,
 } from '#lib/config/index.js';
-import { createLogger, type Logger, Metrics } from '#lib/observability/index.js';
+import { createLogger, type Logger, Metrics, metricsNamespace } from '#lib/observability/index.js';
 import { createSqsClient, SqsMessageQueue } from '#lib/queue/index.js';
 import type { QuotaWindows, RetryPolicy } from '#lib/sender/index.js';
 import { createDocumentClient, DynamoMessageStore, DynamoTokenStore } from '#lib/store/index.js';
@@ -60,7 +60,10 @@ export async function buildCommonDeps(
     { service },
     { level: env.logLevel, ...(opts.logWrite ? { write: opts.logWrite } : {}) },
   );
-  const metrics = new Metrics(service, opts.logWrite);
+  const metrics = new Metrics(service, {
+    namespace: metricsNamespace(env.stage),
+    ...(opts.logWrite && { write: opts.logWrite }),
+  });
   const configSource = opts.config
     ? ConfigSource.fixed(opts.config)
     : await ConfigSource.load(createConfigReader(env), {

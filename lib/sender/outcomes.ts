@@ -41,6 +41,8 @@ export async function handleSendError(
       }
       case 'config':
       case 'permanent': {
+        // The app's setup is wrong (secret, trusted IP, agentid): every message of the app fails until fixed.
+        if (err.errclass === 'config') deps.metrics.count('ConfigError', 1, { app: msg.app });
         const hint = errcodeHint(err.errcode, err.errmsg);
         await fail(deps, msg, {
           code: err.errclass === 'config' ? 'wecom_config_error' : 'wecom_rejected',
@@ -142,7 +144,7 @@ export async function defer(
   await deps.messages
     .transition(msg.id, change)
     .catch((err: unknown) => deps.logger.error('could not record the deferral', { err, messageId: msg.id }));
-  deps.metrics.count('Deferred');
+  deps.metrics.count('Deferred', 1, { app: msg.app });
   return 'ack';
 }
 
@@ -153,7 +155,7 @@ export async function fail(
   error: { code: string; message: string; wecom_errcode?: number },
 ): Promise<void> {
   await deps.messages.transition(msg.id, changes.fail(new Date(nowOf(deps)).toISOString(), error));
-  deps.metrics.count('Failed');
+  deps.metrics.count('Failed', 1, { app: msg.app });
 }
 
 /** The sender's clock (a test may set `deps.now`). */

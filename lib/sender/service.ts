@@ -128,7 +128,7 @@ async function processRecord(
     return handleSendError(deps, r, attempt, err, log);
   }
   if ('refused' in sent) return refused(deps, r, attempt, sent.refused);
-  deps.metrics.count('Sent');
+  deps.metrics.count('Sent', 1, { app: msg.app });
   log.info('sent', { msgid: sent.response.msgid, duplicateCheck });
   if (r.receiveCount === 1 && msg.generation === 0) {
     // First deliveries are recorded together, in one batch write (processBatch).

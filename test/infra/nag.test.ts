@@ -21,9 +21,14 @@ describe('cdk-nag AwsSolutions', () => {
   );
 
   it(
-    'reports no unacknowledged finding for prod with fixed egress and alarm email',
+    'reports no unacknowledged finding for prod with fixed egress, tracing and alarm email',
     () => {
-      const { app } = build({ stage: 'prod', egress: 'fixed', alarmEmail: 'ops@example.com' });
+      const { app } = build({
+        stage: 'prod',
+        egress: 'fixed',
+        tracing: 'active',
+        alarmEmail: 'ops@example.com',
+      });
       expect(() => app.synth()).not.toThrow();
     },
     SYNTH_TIMEOUT_MS,

@@ -38,6 +38,7 @@ describe('Recursive loop detection', () => {
       const queue = new Queue(stack, 'Queue', { visibilityTimeout: Duration.minutes(3) });
       new GatewayFunction(stack, 'Notify', {
         id: 'sender',
+        stage: 'dev',
         logRetention: RetentionDays.ONE_DAY,
         removalPolicy: RemovalPolicy.DESTROY,
       })

@@ -16,12 +16,13 @@ const runtime = {
 
 describe('sender faults on the local stack', () => {
   let gw: TestGateway;
+  const logs: string[] = [];
   const sim = () => {
     if (!gw.stack.simulator) throw new Error('no simulator');
     return gw.stack.simulator;
   };
   beforeAll(async () => {
-    gw = await startTestGateway({ runtime });
+    gw = await startTestGateway({ runtime, logWrite: (line) => logs.push(line) });
   });
   afterAll(async () => {
     await gw?.stack.stop();
@@ -69,7 +70,7 @@ describe('sender faults on the local stack', () => {
     expect((await gw.get(`/v1/messages/${body.id}`)).body.status).toBe('failed');
   });
 
-  it('fails 60020 with an operator hint about the trusted IP list', async () => {
+  it('fails 60020 with an operator hint about the trusted IP list, counted as a ConfigError of the app', async () => {
     sim().faults.script([{ errcode: 60020 }]);
     const { body } = await gw.post('/v1/messages', text('untrusted IP', 'ip-user'));
 
@@ -78,6 +79,14 @@ describe('sender faults on the local stack', () => {
     expect(status.error.code).toBe('wecom_config_error');
     expect(status.error.wecom_errcode).toBe(60020);
     expect(status.error.message).toMatch(/trusted IP list \(企业可信IP\)/);
+    // The EMF series the config-error alarm watches, and its per-app twin (flushed after the invocation).
+    const emf = () => logs.filter((l) => l.includes('CloudWatchMetrics')).map((l) => JSON.parse(l));
+    await waitFor(() => emf().some((m) => m.ConfigError === 1 && m.app === 'ops'));
+    const total = emf().find((m) => m.ConfigError === 1 && m.app === undefined);
+    expect(total?._aws.CloudWatchMetrics[0]).toMatchObject({
+      Namespace: 'WecomGateway/local',
+      Dimensions: [[]],
+    });
   });
 
   it('moves a message that always fails to the DLQ and marks it dead', { timeout: 60_000 }, async () => {

@@ -65,6 +65,7 @@ describe('readEnv', () => {
       ...completeEnv(),
       CONFIG_SECRET_ID: 'gw-config',
       LOG_LEVEL: 'debug',
+      GATEWAY_STAGE: 'prod',
       AWS_REGION: 'ap-east-1',
     };
 
@@ -78,6 +79,7 @@ describe('readEnv', () => {
       configFile: '/tmp/gateway.json',
       configSecretId: 'gw-config',
       logLevel: 'debug',
+      stage: 'prod',
       region: 'ap-east-1',
     });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { METRICS_NAMESPACE, Metrics } from '#lib/observability/index.js';
+import { Metrics, metricsNamespace } from '#lib/observability/index.js';
 
 interface EmfLine {
   _aws: {
@@ -15,7 +15,10 @@ interface EmfLine {
 
 function capture() {
   const lines: string[] = [];
-  const metrics = new Metrics('sender', (line) => lines.push(line));
+  const metrics = new Metrics('sender', {
+    namespace: metricsNamespace('prod'),
+    write: (line) => lines.push(line),
+  });
   return { lines, metrics, parsed: () => lines.map((l) => JSON.parse(l) as EmfLine) };
 }
 
@@ -35,8 +38,7 @@ describe('Metrics', () => {
     const emf = parsed()[0] as EmfLine;
     const directive = emf._aws.CloudWatchMetrics[0];
     expect(emf._aws.Timestamp).toBe(1_700_000_000_000);
-    expect(directive?.Namespace).toBe('WecomGateway');
-    expect(METRICS_NAMESPACE).toBe('WecomGateway');
+    expect(directive?.Namespace).toBe('WecomGateway/prod');
     expect(directive?.Dimensions).toEqual([[]]);
     expect(directive?.Metrics).toEqual([
       { Name: 'Sent', Unit: 'Count' },
@@ -56,6 +58,31 @@ describe('Metrics', () => {
     const emf = parsed()[0] as EmfLine;
     for (const { Name } of emf._aws.CloudWatchMetrics[0]?.Metrics ?? [])
       expect(typeof emf[Name]).toBe('number');
+  });
+
+  it("also writes each app's counts as their own series with the app dimension", () => {
+    const { metrics, parsed } = capture();
+    metrics.count('Sent', 2, { app: 'ops' });
+    metrics.count('Sent', 1, { app: 'hr' });
+    metrics.count('Failed', 1, { app: 'ops' });
+    metrics.count('GetTokenCalls');
+
+    metrics.flush();
+
+    const [total, ops, hr] = parsed();
+    expect(total?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([[]]);
+    expect(total).toMatchObject({ Sent: 3, Failed: 1, GetTokenCalls: 1 });
+    expect(ops?._aws.CloudWatchMetrics[0]).toMatchObject({
+      Namespace: 'WecomGateway/prod',
+      Dimensions: [['app']],
+      Metrics: [
+        { Name: 'Sent', Unit: 'Count' },
+        { Name: 'Failed', Unit: 'Count' },
+      ],
+    });
+    expect(ops).toMatchObject({ app: 'ops', Sent: 2, Failed: 1 });
+    expect(ops).not.toHaveProperty('GetTokenCalls');
+    expect(hr).toMatchObject({ app: 'hr', Sent: 1 });
   });
 
   it('writes nothing when nothing was recorded', () => {

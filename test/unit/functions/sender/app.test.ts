@@ -111,7 +111,11 @@ describe('sender handler', () => {
       context,
     );
 
-    expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] as string)).toMatchObject({ Sent: 1 });
+    // One flush: the stage's series, then the app's (one EMF line per dimension set).
+    const [total, byApp, ...rest] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(total).toMatchObject({ Sent: 1 });
+    expect(total).not.toHaveProperty('app');
+    expect(byApp).toMatchObject({ app: m.record.app, Sent: 1 });
+    expect(rest).toEqual([]);
   });
 });
