@@ -7,6 +7,7 @@ import {
   httpErrors,
   jsonBody,
   refreshConfig,
+  withLogContext,
 } from '#functions/shared/middleware.js';
 import type { ApiKeyConfig, ConfigSource, GatewayConfig } from '#lib/config/index.js';
 import { type HttpResponse, json, RouteNotFoundError, toErrorBody } from '#lib/http/index.js';
@@ -88,11 +89,20 @@ export const createIngestHandler = (
   };
 };
 
+/** What the log lines of one request carry besides the Lambda request id: API Gateway's id, and the message's. */
+const requestKeys = (event: IngestEvent) => ({
+  apiRequestId: event.requestContext.requestId,
+  ...(event.pathParameters?.id !== undefined && { messageId: event.pathParameters.id }),
+});
+
 /**
- * The handler with its middleware chain, as Lambda runs it: metrics, error mapping, config refresh, auth, then
- * the body. The authenticator follows the config in force (`deps.config` is re-read with a bounded age).
+ * The handler with its middleware chain, as Lambda runs it: log context, metrics, error mapping, config refresh,
+ * auth, then the body. The authenticator follows the config in force (`deps.config` is re-read with a bounded age).
  */
-export const wrapIngestHandler = (deps: IngestDeps & { configSource?: ConfigSource }) => {
+export const wrapIngestHandler = (deps: IngestDeps & { configSource?: ConfigSource }) =>
+  withLogContext(wrapIngestChain(deps), requestKeys);
+
+const wrapIngestChain = (deps: IngestDeps & { configSource?: ConfigSource }) => {
   const authenticate = (header: string | undefined) => authenticatorFor(deps.config)(header);
   return middy<IngestEvent, APIGatewayProxyResultV2, Error, Context>(createIngestHandler(deps, authenticate))
     .use(flushMetrics(deps.metrics))

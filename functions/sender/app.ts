@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { flushMetrics, refreshConfig } from '#functions/shared/middleware.js';
+import { flushMetrics, refreshConfig, withLogContext } from '#functions/shared/middleware.js';
 import type { ConfigSource } from '#lib/config/index.js';
 import { LANES, type LaneName } from '#lib/resources/index.js';
 import { type IncomingRecord, processBatch, type SenderDeps } from '#lib/sender/index.js';
@@ -26,9 +26,12 @@ export const createSenderHandler =
     return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
   };
 
+/** The handler as Lambda runs it: log context (request id, cold start), metrics, config refresh. */
 export const wrapSenderHandler = (
   deps: Parameters<typeof createSenderHandler>[0] & { configSource?: ConfigSource },
 ) =>
-  middy<SQSEvent, SQSBatchResponse, Error, Context>(createSenderHandler(deps))
-    .use(flushMetrics(deps.metrics))
-    .use(refreshConfig(deps.configSource));
+  withLogContext(
+    middy<SQSEvent, SQSBatchResponse, Error, Context>(createSenderHandler(deps))
+      .use(flushMetrics(deps.metrics))
+      .use(refreshConfig(deps.configSource)),
+  );

@@ -8,7 +8,7 @@ import {
   toErrorResponse,
   UnsupportedMediaTypeError,
 } from '#lib/http/index.js';
-import type { Logger, Metrics } from '#lib/observability/index.js';
+import { type Logger, type Metrics, runWithLogContext } from '#lib/observability/index.js';
 import { routeOf } from '#lib/resources/index.js';
 
 export type HttpEvent = APIGatewayProxyEventV2 & { parsedBody?: unknown };
@@ -96,6 +96,24 @@ export const refreshConfig = <E, R>(
     await source?.refresh();
   },
 });
+
+/**
+ * Wraps a handler (with its middy chain) so that every log line of the invocation carries the Lambda request id,
+ * whether it is the container's first invocation (`coldStart`), and what `keysOf` takes from the event. A wrapper,
+ * not a middy middleware: the keys must hold across the whole invocation, middlewares' log lines included, and
+ * AsyncLocalStorage can only scope a call it runs (lib/observability/log-context.ts). One wrapper per container.
+ */
+export const withLogContext = <E, R>(
+  handler: (event: E, context: Context) => Promise<R>,
+  keysOf: (event: E) => Record<string, unknown> = () => ({}),
+): ((event: E, context: Context) => Promise<R>) => {
+  let coldStart = true;
+  return (event, context) => {
+    const keys = { requestId: context.awsRequestId, coldStart, ...keysOf(event) };
+    coldStart = false;
+    return runWithLogContext(keys, () => handler(event, context));
+  };
+};
 
 /** Writes the invocation's metrics as one EMF line, whatever the outcome. */
 export const flushMetrics = <E, R>(metrics: Metrics): MiddlewareObj<E, R, Error, Context> => ({

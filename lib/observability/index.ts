@@ -1,3 +1,4 @@
+export { appendLogContext, currentLogContext, runWithLogContext } from './log-context.js';
 export { createLogger, type Logger, type LogLevel } from './logger.js';
 export {
   APP_DIMENSION,

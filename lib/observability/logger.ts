@@ -1,3 +1,4 @@
+import { currentLogContext } from './log-context.js';
 import { redact } from './redact.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -14,7 +15,8 @@ export interface Logger {
 
 /**
  * JSON-lines logger (one object per line, as CloudWatch Logs Insights likes it). Every context value passes
- * through {@link redact}, so a token or secret handed to the logger by mistake is still never written.
+ * through {@link redact}, so a token or secret handed to the logger by mistake is still never written. Lines
+ * written during an invocation also carry its keys (request ids, cold start; see log-context.ts).
  *
  * @example const log = createLogger({ service: 'sender' }); log.info('sent', { messageId, msgid });
  */
@@ -26,7 +28,14 @@ export function createLogger(
   const write = opts.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const emit = (lvl: LogLevel, message: string, context?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
-    const entry = { ...base, ...(context ?? {}), level: lvl, time: new Date().toISOString(), message };
+    const entry = {
+      ...base,
+      ...currentLogContext(),
+      ...(context ?? {}),
+      level: lvl,
+      time: new Date().toISOString(),
+      message,
+    };
     write(JSON.stringify(redact(entry)));
   };
   return {

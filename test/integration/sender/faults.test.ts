@@ -87,6 +87,12 @@ describe('sender faults on the local stack', () => {
       Namespace: 'WecomGateway/local',
       Dimensions: [[]],
     });
+    // The sender's log line names the invocation (Lambda request id, cold start) and the message.
+    const rejected = logs
+      .map((l) => JSON.parse(l))
+      .find((l) => l.message === 'WeCom rejected the message permanently');
+    expect(rejected).toMatchObject({ messageId: body.id, errcode: 60020, coldStart: expect.any(Boolean) });
+    expect(rejected.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('moves a message that always fails to the DLQ and marks it dead', { timeout: 60_000 }, async () => {

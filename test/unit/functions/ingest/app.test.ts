@@ -138,6 +138,32 @@ describe('ingest handler with its middleware chain', () => {
     expect(res).toMatchObject({ status: 200, body: { status: 'ok' } });
   });
 
+  it('stamps every log line with the Lambda and API Gateway request ids, the cold-start flag and the message id', async () => {
+    const f = fakeIngest();
+    f.messages.get = async () => {
+      throw new Error('table exploded');
+    };
+    const handler = wrapIngestHandler(f.deps);
+    const calls = [0, 1].map(() => ({
+      context: buildLambdaContext({ functionName: 'ingest', memoryMb: 512, timeoutSeconds: 10 }),
+      event: event('GET /v1/messages/{id}', { id: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV' }),
+    }));
+
+    for (const c of calls) await handler(c.event, c.context);
+
+    const lines = f.logs.map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    calls.forEach((c, i) => {
+      expect(lines[i]).toMatchObject({
+        requestId: c.context.awsRequestId,
+        apiRequestId: c.event.requestContext.requestId,
+        coldStart: i === 0,
+        messageId: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV',
+      });
+    });
+    expect(calls[0]?.context.awsRequestId).not.toBe(calls[1]?.context.awsRequestId);
+  });
+
   it('authenticates on its own when called bare, without the middleware', async () => {
     const f = fakeIngest();
     const bare = createIngestHandler(f.deps);
