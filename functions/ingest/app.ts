@@ -22,9 +22,13 @@ import {
   submitMessage,
 } from '#lib/ingest/index.js';
 import { type Route, routeOf } from '#lib/resources/index.js';
+// Generated from the validator's schemas by `npm run openapi`; a test keeps it current (scripts/openapi.ts).
+import openapi from '../../docs/openapi.json' with { type: 'json' };
 
 /** API Gateway's own limit is 10 MB; the gateway's is 1 MB (a WeCom message is far smaller). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+let openapiBody: string | undefined;
 
 /** The event after the middleware chain: `principal` is the authenticated API key. */
 export type IngestEvent = HttpEvent & { principal?: ApiKeyConfig };
@@ -51,6 +55,10 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
   recallMessage: async (deps, event, apiKey) =>
     json(200, await recallMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   health: async () => json(200, { status: 'ok' }),
+  openapi: async () => {
+    openapiBody ??= JSON.stringify(openapi);
+    return { ...json(200, null, { 'cache-control': 'public, max-age=300' }), body: openapiBody };
+  },
 };
 
 const isPublic = (event: HttpEvent): boolean => routeOf(event.routeKey)?.auth === 'none';

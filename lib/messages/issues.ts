@@ -26,12 +26,16 @@ export const graphemeCount = (input: string): number => {
 
 /**
  * For limits WeCom states in characters (字, 文字, 汉字): graphemes. Segmenting is slow and runs on every request
- * (the app name), so the check first uses that a string never has more graphemes than UTF-16 code units.
+ * (the app name), so the check first uses that a string never has more graphemes than UTF-16 code units. The
+ * action carries its limit as `maxChars`, for the OpenAPI generator (a check's function cannot be read).
  */
 export const maxChars = <T extends string>(max: number) =>
-  v.check<T, (issue: v.CheckIssue<T>) => string>(
-    (input) => input.length <= max || graphemeCount(input) <= max,
-    (issue) => `${graphemeCount(issue.input)} characters, max ${max}`,
+  Object.assign(
+    v.check<T, (issue: v.CheckIssue<T>) => string>(
+      (input) => input.length <= max || graphemeCount(input) <= max,
+      (issue) => `${graphemeCount(issue.input)} characters, max ${max}`,
+    ),
+    { maxChars: max },
   );
 
 export const minChars = <T extends string>(min: number) =>

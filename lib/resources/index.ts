@@ -100,6 +100,15 @@ export const ROUTES = [
     body: 'none',
   },
   { id: 'health', method: 'GET', path: '/v1/health', functionId: 'ingest', auth: 'none', body: 'none' },
+  /** The OpenAPI 3.1 document (docs/openapi.json), public so that client generators can fetch it. */
+  {
+    id: 'openapi',
+    method: 'GET',
+    path: '/v1/openapi.json',
+    functionId: 'ingest',
+    auth: 'none',
+    body: 'none',
+  },
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof ROUTES)[number];

@@ -12,6 +12,7 @@ describe('HTTP API', () => {
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([
       'GET /v1/health',
       'GET /v1/messages/{id}',
+      'GET /v1/openapi.json',
       'POST /v1/messages',
       'POST /v1/messages/batch',
       'POST /v1/messages/{id}/recall',

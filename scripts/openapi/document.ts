@@ -1,0 +1,396 @@
+/**
+ * The OpenAPI 3.1 document of the HTTP API (docs/openapi.json), generated from the valibot schemas the validator
+ * runs (lib/messages), so a field, a limit or a msgtype cannot be added to one and not the other.
+ *
+ * JSON Schema cannot say everything the validator checks. The document is a faithful subset: every request the
+ * gateway accepts validates against it, and what it cannot express is either an `x-` keyword (UTF-8 byte and
+ * grapheme limits: `x-max-bytes`, `x-max-chars`, `x-min-chars`) or left to the gateway's 400 (cross-field rules of
+ * news articles and template cards, `"a|b"` recipient counts).
+ */
+import { type JsonSchema, type OverrideActionContext, toJsonSchema } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { MAX_BODY_BYTES } from '#functions/ingest/app.js';
+import { LIMITS } from '#lib/messages/index.js';
+import { GatewayFieldsSchema } from '#lib/messages/schemas/gateway.js';
+import { MessageContentSchema } from '#lib/messages/schemas/message.js';
+import { STATUS } from '#lib/model/index.js';
+
+type Json = Record<string, unknown>;
+
+/** A regex source with the `i` flag, which JSON Schema patterns lack: letters become `[hH]` classes. */
+export function caseInsensitivePattern(source: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i] as string;
+    if (c === '\\') {
+      out += c + (source[++i] ?? '');
+    } else if (c === '[') {
+      inClass = true;
+      out += c;
+    } else if (c === ']') {
+      inClass = false;
+      out += c;
+    } else if (/[a-z]/i.test(c)) {
+      // A letter inside a class would need its other case added to the class (and ranges mapped): not needed yet.
+      if (inClass) throw new Error(`/${source}/i: letters in a character class are not supported`);
+      out += `[${c.toLowerCase()}${c.toUpperCase()}]`;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/** The actions JSON Schema has no keyword for, mapped to `x-` keywords; anything unknown fails generation. */
+function overrideAction({
+  valibotAction: action,
+  jsonSchema,
+}: OverrideActionContext): JsonSchema | undefined {
+  const a = action as v.PipeAction<unknown, unknown, v.BaseIssue<unknown>> & {
+    requirement?: unknown;
+    maxChars?: number;
+  };
+  switch (a.type) {
+    case 'max_bytes':
+      return { ...jsonSchema, 'x-max-bytes': a.requirement } as JsonSchema;
+    case 'max_graphemes':
+      return { ...jsonSchema, 'x-max-chars': a.requirement } as JsonSchema;
+    case 'min_graphemes':
+      return { ...jsonSchema, 'x-min-chars': a.requirement } as JsonSchema;
+    case 'regex': {
+      const re = a.requirement as RegExp;
+      if (re.flags === '') return undefined;
+      if (re.flags !== 'i') throw new Error(`regex flags ${re.flags} have no JSON Schema form`);
+      return { ...jsonSchema, pattern: caseInsensitivePattern(re.source) } as JsonSchema;
+    }
+    case 'check':
+      if (a.maxChars !== undefined) return { ...jsonSchema, 'x-max-chars': a.maxChars } as JsonSchema;
+      // callback_url (lib/messages/schemas/gateway.ts): an absolute https URL.
+      if ((a.requirement as (input: string) => boolean).name === 'isAbsoluteHttpsUrl') {
+        return { ...jsonSchema, format: 'uri', pattern: '^[hH][tT][tT][pP][sS]://' } as JsonSchema;
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+const convert = (schema: Parameters<typeof toJsonSchema>[0]): Json => {
+  const { $schema: _, ...json } = toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    errorMode: 'throw',
+    // Only metadata's pipeline holds two schemas: a custom step that tells an object from an array, then the
+    // record that says the rest. 'output' converts a pipeline from its last schema on; optional fields stay
+    // optional (typeMode affects pipelines only).
+    typeMode: 'output',
+    // Cross-field rules (news article url/appid/pagepath, template card parts): left to the gateway's 400.
+    ignoreActions: ['raw_check'],
+    overrideAction,
+  }) as Json;
+  return json;
+};
+
+const R = LIMITS.recipients;
+/** touser/toparty/totag: WeCom's `a|b|c` or a JSON array (lib/messages/recipients.ts). */
+const recipients = (max: number, entry: Json, extra: Json[] = []): Json => ({
+  oneOf: [
+    { type: 'string', description: `WeCom syntax "a|b|c", at most ${max} entries` },
+    { type: 'array', items: entry, maxItems: max },
+    ...extra,
+  ],
+});
+const numericId = { type: 'string', pattern: `^\\s*\\d{1,${R.maxNumericIdDigits}}\\s*$` };
+const RECIPIENTS: Json = {
+  type: 'object',
+  properties: {
+    touser: recipients(R.maxUsers, { type: 'string', minLength: 1, 'x-max-bytes': R.maxUserIdBytes }),
+    toparty: recipients(R.maxParties, { oneOf: [numericId, { type: 'integer', minimum: 0 }] }, [
+      { type: 'integer', minimum: 0 },
+    ]),
+    totag: recipients(R.maxTags, { oneOf: [numericId, { type: 'integer', minimum: 0 }] }, [
+      { type: 'integer', minimum: 0 },
+    ]),
+  },
+  anyOf: [{ required: ['touser'] }, { required: ['toparty'] }, { required: ['totag'] }],
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const jsonBody = (schema: Json, examples?: Json) => ({
+  content: { 'application/json': { schema, ...(examples && { examples }) } },
+});
+const response = (description: string, schema: Json, headers?: Json) => ({
+  description,
+  ...jsonBody(schema),
+  ...(headers && { headers }),
+});
+const errorResponse = (description: string, headers?: Json) => response(description, ref('Error'), headers);
+const RETRY_AFTER = { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' } };
+const COMMON_ERRORS = {
+  '401': errorResponse('No key, a malformed Authorization header, or an unknown key', {
+    'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } },
+  }),
+  '403': errorResponse('The key may not use this app, or lacks the scope'),
+  '429': {
+    description:
+      "API Gateway's stage throttle (deployed stacks only); the body is API Gateway's own " +
+      '`{"message":"Too Many Requests"}`. Back off and retry.',
+  },
+  '503': errorResponse(
+    'The queue, the table or WeCom could not be reached; nothing was accepted',
+    RETRY_AFTER,
+  ),
+};
+const POST_ERRORS = {
+  '400': errorResponse(
+    'Invalid JSON, an invalid message (each detail names its field) or an invalid request',
+  ),
+  '413': errorResponse(`Body larger than ${MAX_BODY_BYTES} bytes`),
+  '415': errorResponse('Content-Type is not application/json (or application/*+json)'),
+};
+const nullable = (schema: Json): Json => ({ oneOf: [schema, { type: 'null' }] });
+const messageId = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$' },
+};
+
+/** Response bodies: shapes of lib/ingest's views and lib/http's error envelope. */
+const RESPONSES: Record<string, Json> = {
+  Accepted: {
+    type: 'object',
+    properties: { id: messageId.schema, status: { const: STATUS.queued } },
+    required: ['id', 'status'],
+    additionalProperties: false,
+  },
+  BatchResults: {
+    type: 'object',
+    properties: {
+      results: {
+        type: 'array',
+        items: {
+          oneOf: [
+            {
+              type: 'object',
+              properties: {
+                index: { type: 'integer', minimum: 0 },
+                id: messageId.schema,
+                status: { const: STATUS.queued },
+              },
+              required: ['index', 'id', 'status'],
+              additionalProperties: false,
+            },
+            {
+              type: 'object',
+              properties: { index: { type: 'integer', minimum: 0 }, error: ref('ErrorObject') },
+              required: ['index', 'error'],
+              additionalProperties: false,
+            },
+          ],
+        },
+      },
+    },
+    required: ['results'],
+    additionalProperties: false,
+  },
+  MessageStatus: {
+    type: 'object',
+    properties: {
+      id: messageId.schema,
+      app: { type: 'string' },
+      status: { enum: Object.values(STATUS) },
+      priority: { enum: ['high', 'normal'] },
+      attempts: { type: 'integer', minimum: 0 },
+      created_at: { type: 'string', format: 'date-time' },
+      updated_at: { type: 'string', format: 'date-time' },
+      sent_at: nullable({ type: 'string', format: 'date-time' }),
+      metadata: { type: 'object', additionalProperties: { type: 'string' } },
+      wecom: nullable({
+        type: 'object',
+        properties: Object.fromEntries(
+          ['msgid', 'invaliduser', 'invalidparty', 'invalidtag', 'unlicenseduser'].map((k) => [
+            k,
+            { type: 'string' },
+          ]),
+        ),
+        required: ['msgid'],
+      }),
+      error: nullable({
+        type: 'object',
+        properties: {
+          code: {
+            type: 'string',
+            description:
+              'exceeds_quota, retries_exhausted, app_not_configured, wecom_config_error, wecom_rejected, …',
+          },
+          message: { type: 'string' },
+          wecom_errcode: { type: 'integer' },
+        },
+        required: ['code', 'message'],
+      }),
+      events: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            at: { type: 'string', format: 'date-time' },
+            type: { type: 'string' },
+            detail: { type: 'string' },
+          },
+          required: ['at', 'type'],
+        },
+      },
+    },
+    required: ['id', 'app', 'status', 'priority', 'attempts', 'created_at', 'updated_at', 'error', 'events'],
+  },
+  Recalled: {
+    type: 'object',
+    properties: { status: { const: STATUS.recalled } },
+    required: ['status'],
+    additionalProperties: false,
+  },
+  Health: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] },
+  ErrorObject: {
+    type: 'object',
+    properties: {
+      code: { type: 'string' },
+      message: { type: 'string' },
+      details: { type: 'array', items: { type: 'object' } },
+    },
+    required: ['code', 'message', 'details'],
+  },
+  Error: {
+    type: 'object',
+    properties: { error: ref('ErrorObject') },
+    required: ['error'],
+    additionalProperties: false,
+  },
+};
+
+/**
+ * Builds the document. Deterministic (no dates, no random ids), so the committed docs/openapi.json can be
+ * compared with a fresh build.
+ */
+export function buildOpenApiDocument(version: string): Json {
+  const message: Json = {
+    type: 'object',
+    description:
+      'The WeCom message/send body with the same field names, minus agentid, plus app, priority, ' +
+      'callback_url and metadata. Unknown fields are rejected.',
+    allOf: [convert(GatewayFieldsSchema), RECIPIENTS, convert(MessageContentSchema)],
+    unevaluatedProperties: false,
+  };
+  const batch: Json = {
+    type: 'object',
+    properties: { messages: { type: 'array', items: ref('MessageRequest'), minItems: 1, maxItems: 100 } },
+    required: ['messages'],
+    additionalProperties: false,
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'wecom-gateway',
+      version,
+      description:
+        "Push gateway for WeCom (企业微信) application messages. Generated from the validator's schemas by " +
+        '`npm run openapi`; docs/api.md explains the behaviour. x-max-bytes: UTF-8 bytes; x-max-chars / ' +
+        'x-min-chars: user-perceived characters (graphemes).',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      { url: 'http://127.0.0.1:3000', description: '`npm start` (local stack)' },
+      {
+        url: '{apiUrl}',
+        description: 'A deployed stack: the ApiUrl output of `cdk deploy`',
+        variables: { apiUrl: { default: 'https://example.execute-api.ap-east-1.amazonaws.com' } },
+      },
+    ],
+    security: [{ bearerAuth: [] }],
+    paths: {
+      '/v1/messages': {
+        post: {
+          operationId: 'sendMessage',
+          summary: 'Send a message',
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,128}$' },
+              description:
+                'Makes retries safe: the same key and message within idempotencyHours answer the first 202',
+            },
+          ],
+          requestBody: { required: true, ...jsonBody(ref('MessageRequest')) },
+          responses: {
+            '202': response('Stored and queued', ref('Accepted')),
+            ...POST_ERRORS,
+            '409': errorResponse('Idempotency-Key reused with a different message'),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/v1/messages/batch': {
+        post: {
+          operationId: 'sendBatch',
+          summary: 'Send up to 100 messages, each validated on its own',
+          requestBody: { required: true, ...jsonBody(ref('BatchRequest')) },
+          responses: {
+            '207': response('One result per item, in order', ref('BatchResults')),
+            ...POST_ERRORS,
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/v1/messages/{id}': {
+        get: {
+          operationId: 'getMessage',
+          summary: 'Read the status of a message',
+          parameters: [messageId],
+          responses: {
+            '200': response('The message status', ref('MessageStatus')),
+            '404': errorResponse('No such message, or one of an app the key cannot read'),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/v1/messages/{id}/recall': {
+        post: {
+          operationId: 'recallMessage',
+          summary: 'Recall a sent message (within 24 hours of sending)',
+          parameters: [messageId],
+          responses: {
+            '200': response('Recalled (also for a message already recalled)', ref('Recalled')),
+            '404': errorResponse('No such message, or one of an app the key cannot read'),
+            '409': errorResponse(
+              'not_recallable, recall_window_passed, wecom_recall_failed or app_not_configured',
+            ),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/v1/health': {
+        get: {
+          operationId: 'health',
+          summary: 'Liveness',
+          security: [],
+          responses: { '200': response('The gateway answers', ref('Health')) },
+        },
+      },
+      '/v1/openapi.json': {
+        get: {
+          operationId: 'openapi',
+          summary: 'This document',
+          security: [],
+          responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': {} } } },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A gateway API key (config apiKeys)' },
+      },
+      schemas: { MessageRequest: message, BatchRequest: batch, ...RESPONSES },
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type OpenApiDocument, openApiValidators, readOpenApi, schemaErrors } from '#test/helpers/openapi.js';
+
+const API_MD = path.join(import.meta.dirname, '..', '..', '..', 'docs', 'api.md');
+
+interface Example {
+  /** Where it is in docs/api.md, for the failure message. */
+  readonly line: number;
+  readonly method: string;
+  readonly path: string;
+  /** `request` for a curl -d body, else the response status it documents. */
+  readonly kind: 'request' | number;
+  readonly body: unknown;
+}
+
+/**
+ * The examples of docs/api.md: each curl command (method, path, `-d '…'` body), the `# 202 {…}` answers written
+ * under it (possibly continued on more `#` lines), and the ```json blocks after it (the status view, or, in
+ * the Errors section, the error envelope).
+ */
+function examplesOf(markdown: string): Example[] {
+  const lines = markdown.split('\n');
+  const examples: Example[] = [];
+  let current: { method: string; path: string } | undefined;
+  let section = '';
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (line.startsWith('### ')) section = line;
+    if (line.startsWith('```json')) {
+      const end = lines.indexOf('```', i + 1);
+      const body = JSON.parse(lines.slice(i + 1, end).join('\n'));
+      if (section.startsWith('### Errors'))
+        examples.push({ line: i + 1, method: '*', path: '*', kind: 0, body });
+      else if (current) examples.push({ line: i + 1, ...current, kind: 200, body });
+      i = end;
+      continue;
+    }
+    if (!line.startsWith('```sh')) continue;
+    const end = lines.indexOf('```', i + 1);
+    const block = lines.slice(i + 1, end).join('\n');
+    const curl = /curl[^\n]*?"\$GW(\/[^"]*)"/.exec(block);
+    if (curl) {
+      const data = /-d '([^']*)'/.exec(block);
+      const method = /-X (\w+)/.exec(block)?.[1] ?? (data ? 'POST' : 'GET');
+      current = { method, path: curl[1] as string };
+      if (data)
+        examples.push({ line: i + 1, ...current, kind: 'request', body: JSON.parse(data[1] as string) });
+      const answer = /^# (\d{3}) (.*(?:\n#\s+.*)*)/m.exec(block);
+      if (answer) {
+        const json = (answer[2] as string).replace(/\n#\s+/g, '');
+        examples.push({ line: i + 1, ...current, kind: Number(answer[1]), body: JSON.parse(json) });
+      }
+    }
+    i = end;
+  }
+  return examples;
+}
+
+/** The operation whose path template matches a concrete path (`/v1/messages/msg_…` → `/v1/messages/{id}`). */
+function operationOf(doc: OpenApiDocument, method: string, concrete: string) {
+  for (const [template, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+    const re = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    const operation = item[method.toLowerCase()];
+    if (re.test(concrete) && operation) return operation as OpenApiDocument;
+  }
+  throw new Error(`docs/api.md shows ${method} ${concrete}, which the OpenAPI document does not describe`);
+}
+
+const schemaName = (content: OpenApiDocument): string => {
+  const ref: unknown = content?.content?.['application/json']?.schema?.$ref;
+  if (typeof ref !== 'string') throw new Error('the document gives this example no schema');
+  return ref.split('/').pop() as string;
+};
+
+describe('docs/api.md examples against docs/openapi.json', () => {
+  const doc = readOpenApi();
+  const schema = openApiValidators(doc);
+  const examples = examplesOf(readFileSync(API_MD, 'utf8'));
+
+  it('finds the examples it is meant to check (a broken parser must not pass)', () => {
+    expect(examples.filter((e) => e.kind === 'request').length).toBeGreaterThanOrEqual(2);
+    expect(examples.filter((e) => typeof e.kind === 'number').length).toBeGreaterThanOrEqual(6);
+  });
+
+  it.each(examples.map((e) => [`${e.method} ${e.path} ${e.kind} (docs/api.md line ${e.line})`, e] as const))(
+    'validates %s',
+    (_name, example) => {
+      const name =
+        example.kind === 0
+          ? 'Error'
+          : example.kind === 'request'
+            ? schemaName(operationOf(doc, example.method, example.path).requestBody)
+            : schemaName(operationOf(doc, example.method, example.path).responses[String(example.kind)]);
+      expect(schemaErrors(schema(name), example.body)).toEqual([]);
+    },
+  );
+});
