@@ -150,10 +150,11 @@ function assertEgressKept(
 ) {
   if (fileSettings.egress !== 'fixed' || egress === 'fixed') return;
   if (isTrue(scope.node.tryGetContext('allowEgressChange'))) return;
+  const where = path.relative(process.cwd(), file) || file;
   throw new ContextError(
-    `stage '${stage}' has egress 'fixed' in ${path.basename(file)}, but this deploy asks for egress '${egress}': ` +
+    `stage '${stage}' has egress 'fixed' in ${where}, but this deploy asks for egress '${egress}': ` +
       "that would delete the NAT gateway, and WeCom would reject the sender's calls from other IPs (errcode " +
-      `60020). Pass -c allowEgressChange=true if you mean it, or change the stage in ${path.basename(file)}.`,
+      `60020). Pass -c allowEgressChange=true if you mean it, or change the stage in ${where}.`,
   );
 }
 
