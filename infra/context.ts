@@ -28,7 +28,7 @@ export interface GatewayContext {
   readonly logRetentionDays: RetentionDays;
   readonly apiBurstLimit: number;
   readonly apiRateLimit: number;
-  /** Where the sender calls WeCom; override for a proxy in front of qyapi. */
+  /** Where every function that calls WeCom calls it; override for a proxy in front of qyapi. */
   readonly wecomApiBase: string;
   /** `active`: Lambda active tracing (X-Ray) on every function. */
   readonly tracing: Tracing;

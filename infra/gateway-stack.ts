@@ -1,6 +1,6 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { ENV, FUNCTION_ACCESS, senderEventSources } from '#lib/resources/index.js';
+import { FUNCTION_ACCESS, senderEventSources } from '#lib/resources/index.js';
 import {
   ConfigSecret,
   FixedEgress,
@@ -9,6 +9,7 @@ import {
   GatewayQueues,
   GatewayTable,
   Monitoring,
+  type WecomReach,
 } from './constructs/index.js';
 import type { GatewayContext } from './context.js';
 
@@ -45,7 +46,6 @@ export class GatewayStack extends Stack {
     // Production data and config outlive the stack; dev stacks clean up after themselves.
     const removalPolicy = isProd ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const logRetention = ctx.logRetentionDays;
-    const common = { stage: ctx.stage, logRetention, removalPolicy, tracing: ctx.tracing === 'active' };
 
     const { table } = new GatewayTable(this, 'Store', { protect: isProd, removalPolicy });
     const queues = new GatewayQueues(this, 'Queues', { removalPolicy });
@@ -58,6 +58,24 @@ export class GatewayStack extends Stack {
             ...(ctx.eipAllocationId !== undefined && { eipAllocationId: ctx.eipAllocationId }),
           })
         : undefined;
+    // Every function gets the same props; GatewayFunction applies `wecom` only to those that call WeCom.
+    const wecom: WecomReach = {
+      apiBase: ctx.wecomApiBase,
+      ...(egress && {
+        egress: {
+          vpc: egress.vpc,
+          subnets: egress.functionSubnets,
+          securityGroups: [egress.functionSecurityGroup],
+        },
+      }),
+    };
+    const common = {
+      stage: ctx.stage,
+      logRetention,
+      removalPolicy,
+      tracing: ctx.tracing === 'active',
+      wecom,
+    };
 
     this.ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', ...common })
       .useTable(table, FUNCTION_ACCESS.ingest.table)
@@ -73,8 +91,6 @@ export class GatewayStack extends Stack {
       reservedConcurrentExecutions: ctx.senderConcurrency,
       // Deferrals and retries put messages back into the lanes the sender consumes (see GatewayFunction).
       feedsOwnTrigger: true,
-      environment: { [ENV.wecomApiBase]: ctx.wecomApiBase },
-      ...(egress && { vpc: { vpc: egress.vpc, subnets: egress.functionSubnets } }),
     })
       .useTable(table, FUNCTION_ACCESS.sender.table)
       // Deferrals re-enqueue a fresh copy (SendMessage); retries back off via ChangeMessageVisibility.
@@ -126,7 +142,7 @@ export class GatewayStack extends Stack {
       new CfnOutput(this, 'WecomTrustedIp', {
         value: egress.eip.attrPublicIp,
         description:
-          "The sender's only egress IP. Paste it into each WeCom app's 企业可信IP list " +
+          "The only address WeCom calls come from (sends, recalls, tokens). Paste it into each WeCom app's 企业可信IP list " +
           '(应用管理 → 应用 → 企业可信IP), or WeCom rejects its API calls with errcode 60020.',
       });
     }

@@ -6,6 +6,7 @@ import {
   GatewayVpcEndpointAwsService,
   IpAddresses,
   NatProvider,
+  SecurityGroup,
   type SubnetSelection,
   SubnetType,
   Vpc,
@@ -25,18 +26,31 @@ export interface FixedEgressProps {
  * A VPC whose only way out is one NAT gateway with an Elastic IP we own, for WeCom's 企业可信IP list
  * (apps created after 2022-06-20 must call the API from a trusted IP).
  *
- * Only the sender runs here (it is the only function calling WeCom); ingest stays outside the VPC and
- * its cold starts stay short. DynamoDB, the sender's hot path, goes through a free gateway endpoint.
- * SQS (deferral re-enqueues) and Secrets Manager (one config read per container a minute) go through the NAT: interface
- * endpoints would cost about USD 7/month per AZ each, more than the NAT data charges at gateway volumes.
+ * Every function that calls WeCom runs here (lib/resources `FUNCTION_ACCESS[id].wecom`: the sender's sends,
+ * ingest's recalls and their gettoken), so no WeCom call leaves from another address. Lambda creates a VPC
+ * function's network interfaces when the function is created or its VPC settings change, not on a cold start
+ * (https://aws.amazon.com/blogs/compute/announcing-improved-vpc-networking-for-aws-lambda-functions/), so ingest
+ * keeps its cold start; the WeCom callers share one security group and so one interface per subnet. A function
+ * left uninvoked for weeks goes Inactive and its next invocation fails while Lambda recreates the interface
+ * (https://docs.aws.amazon.com/lambda/latest/dg/functions-states.html).
+ *
+ * DynamoDB, on every request's and every send's path, goes through a free gateway endpoint. SQS (ingest's
+ * enqueue, the sender's deferrals) and Secrets Manager (one config read per container a minute) go through the
+ * NAT: an interface endpoint costs about USD 0.01 per hour per AZ, some USD 15 a month per service for the two
+ * AZs (https://aws.amazon.com/privatelink/pricing/), while the NAT charges about USD 0.045 per GB processed
+ * (https://aws.amazon.com/vpc/pricing/) and a message is a few KB: well under a dollar a month per million
+ * messages. The price of that choice: while the NAT's AZ is down, ingest answers 503 (nothing accepted; clients
+ * retry) and sending pauses, as it would anyway without the trusted IP.
  */
 export class FixedEgress extends Construct {
   readonly vpc: Vpc;
   /** The Elastic IP the stack allocated; undefined when it reuses `eipAllocationId`. */
   readonly eip?: CfnEIP;
   readonly eipAllocationId: string;
-  /** Where the sender's ENIs go. */
+  /** Where the WeCom callers' network interfaces go. */
   readonly functionSubnets: SubnetSelection = { subnetType: SubnetType.PRIVATE_WITH_EGRESS };
+  /** Shared by every WeCom caller: no inbound rule; Lambda shares one interface per subnet and group. */
+  readonly functionSecurityGroup: SecurityGroup;
 
   constructor(scope: Construct, id: string, props: FixedEgressProps) {
     super(scope, id);
@@ -60,7 +74,7 @@ export class FixedEgress extends Construct {
       ipAddresses: IpAddresses.cidr('10.80.0.0/16'),
       maxAzs: 2,
       // One NAT gateway means one egress IP to register with WeCom; an AZ outage of that NAT pauses
-      // sending (messages wait in SQS) rather than failing it.
+      // sending (messages wait in SQS) rather than failing it, and ingest answers 503 meanwhile.
       natGateways: 1,
       natGatewayProvider: NatProvider.gateway({ eipAllocationIds: [this.eipAllocationId] }),
       subnetConfiguration: [
@@ -70,6 +84,14 @@ export class FixedEgress extends Construct {
       gatewayEndpoints: {
         DynamoDb: { service: GatewayVpcEndpointAwsService.DYNAMODB },
       },
+    });
+
+    this.functionSecurityGroup = new SecurityGroup(this, 'WecomCallers', {
+      vpc: this.vpc,
+      description:
+        'wecom-gateway functions that call WeCom: no inbound; out through the NAT or the DynamoDB endpoint',
+      // Outbound to anywhere: WeCom (or the wecomApiBase proxy, on its own port) and the AWS APIs.
+      allowAllOutbound: true,
     });
 
     // Rejected flows only: they are what an incident needs (and what AwsSolutions-VPC7 asks for) at a

@@ -9,7 +9,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV, FUNCTIONS, type LaneName } from '#lib/resources/index.js';
+import { callsWecom, ENV, FUNCTIONS, type LaneName } from '#lib/resources/index.js';
 import { HOUSE_BUNDLING, HOUSE_RUNTIME, REPO_ROOT } from './bundling.js';
 
 export type FunctionId = keyof typeof FUNCTIONS;
@@ -44,8 +44,18 @@ export interface GatewayFunctionProps {
   readonly feedsOwnTrigger?: boolean;
   /** Lambda active tracing (X-Ray): a trace per invocation, with its AWS SDK calls' timing. Default off. */
   readonly tracing?: boolean;
-  /** Only for functions that must egress from a fixed IP (the sender with `-c egress=fixed`). */
-  readonly vpc?: {
+  /**
+   * How the function reaches WeCom, if it calls WeCom at all (lib/resources `FUNCTION_ACCESS[id].wecom`): the base
+   * URL it gets as `WECOM_API_BASE` and, with fixed egress, the private subnets whose only way out is the NAT
+   * with the trusted IP. Ignored for a function that never calls WeCom, which stays out of the VPC. Every
+   * function is handed the same value, so a new WeCom caller gets both by declaring its calls.
+   */
+  readonly wecom: WecomReach;
+}
+
+export interface WecomReach {
+  readonly apiBase: string;
+  readonly egress?: {
     readonly vpc: IVpc;
     readonly subnets: SubnetSelection;
     readonly securityGroups?: ISecurityGroup[];
@@ -88,7 +98,8 @@ export class GatewayFunction extends Construct {
       description: `wecom-gateway ${props.id} function`,
     });
     this.logGroup.grantWrite(this.role);
-    if (props.vpc) {
+    const egress = callsWecom(props.id) ? props.wecom.egress : undefined;
+    if (egress) {
       // Lambda creates and deletes the ENIs of a VPC function with the function's role; those EC2 actions
       // do not support resource-level permissions, hence the AWS managed policy
       // (https://docs.aws.amazon.com/lambda/latest/dg/configuration-vpc.html#configuration-vpc-permissions).
@@ -138,12 +149,13 @@ export class GatewayFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         [ENV.logLevel]: 'info',
         [ENV.stage]: props.stage,
+        ...(callsWecom(props.id) && { [ENV.wecomApiBase]: props.wecom.apiBase }),
         ...props.environment,
       },
-      ...(props.vpc && {
-        vpc: props.vpc.vpc,
-        vpcSubnets: props.vpc.subnets,
-        securityGroups: props.vpc.securityGroups,
+      ...(egress && {
+        vpc: egress.vpc,
+        vpcSubnets: egress.subnets,
+        securityGroups: egress.securityGroups,
       }),
     });
 

@@ -2,7 +2,13 @@ export { esbuildOptionsFor, HOUSE_BUNDLING, HOUSE_RUNTIME, REPO_ROOT } from './b
 export { ConfigSecret, PLACEHOLDER_CONFIG } from './config-secret.js';
 export { FixedEgress } from './fixed-egress.js';
 export { GatewayApi } from './gateway-api.js';
-export { type FunctionId, GatewayFunction, type QueueAction, type TableAction } from './gateway-function.js';
+export {
+  type FunctionId,
+  GatewayFunction,
+  type QueueAction,
+  type TableAction,
+  type WecomReach,
+} from './gateway-function.js';
 export { assertLaneVisibility, GatewayQueues, MIN_VISIBILITY_TO_TIMEOUT_RATIO } from './gateway-queues.js';
 export { GatewayTable } from './gateway-table.js';
 export { LANE_AGE_ALARM_SECONDS, Monitoring } from './monitoring.js';

@@ -203,10 +203,16 @@ export function senderEventSources(
   ];
 }
 
+/** The WeCom API paths (under `/cgi-bin/`) a function may call. */
+export type WecomCall = 'gettoken' | 'message/send' | 'message/recall';
+
 /**
- * The AWS API actions each function's code calls, per resource: infra grants exactly these (least privilege),
- * and `test/integration/permissions.test.ts` checks that every DynamoDB operation a function is seen making on the
- * local stack is listed here, so a new call cannot ship without its grant.
+ * What each function's code calls: AWS API actions per resource, and WeCom API paths. Infra grants exactly the
+ * AWS actions (least privilege), and gives every function with a `wecom` entry the WeCom base URL
+ * (`WECOM_API_BASE`) and, with fixed egress, a place behind the trusted IP (WeCom answers 60020 to any other
+ * address). `test/integration/permissions.test.ts` checks that every DynamoDB operation and every WeCom path a
+ * function is seen calling on the local stack is listed here, so a new call cannot ship without its grant or its
+ * egress.
  */
 export const FUNCTION_ACCESS = {
   ingest: {
@@ -215,20 +221,31 @@ export const FUNCTION_ACCESS = {
     // idempotency replay, token.
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     lanes: ['SendMessage'],
+    // Recall answers with WeCom's verdict (200 recalled, 409 refused), so it calls WeCom while the client waits;
+    // gettoken when no other function has cached the app's token.
+    wecom: ['gettoken', 'message/recall'],
   },
   sender: {
     // BatchWriteItem: first deliveries' `sent` records, one request per batch.
     table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     // SendMessage: deferred copies; ChangeMessageVisibility: retry backoff. Receive/delete: the event source.
     lanes: ['SendMessage', 'ChangeMessageVisibility'],
+    wecom: ['gettoken', 'message/send'],
   },
 } as const satisfies Record<
   keyof typeof FUNCTIONS,
-  { table: readonly string[]; lanes: readonly ('SendMessage' | 'ChangeMessageVisibility')[] }
+  {
+    table: readonly string[];
+    lanes: readonly ('SendMessage' | 'ChangeMessageVisibility')[];
+    wecom: readonly WecomCall[];
+  }
 >;
 
 export type TableAction = (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['table'][number];
 export type LaneAction = (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['lanes'][number];
+
+/** Whether the function calls WeCom at all: then its calls must leave from the trusted IP when there is one. */
+export const callsWecom = (id: FunctionId): boolean => FUNCTION_ACCESS[id].wecom.length > 0;
 
 /** Names of the environment variables the functions read (all read in lib/config/env.ts). */
 export const ENV = {

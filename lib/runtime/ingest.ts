@@ -13,8 +13,8 @@ export async function createIngestDeps(
   opts: RuntimeOptions = {},
 ): Promise<IngestDeps & Closable & { configSource: ConfigSource }> {
   // Ingest only recalls now and then: Node's fetch keeps undici out of its bundle.
-  const s = await buildCommonDeps('ingest', opts, (env) =>
-    createFetchWecomClient({ baseUrl: env.wecomApiBase }),
+  const s = await buildCommonDeps('ingest', opts, (env, userAgent) =>
+    createFetchWecomClient({ baseUrl: env.wecomApiBase, userAgent }),
   );
   return {
     // Read on every use: the config source swaps in a re-read config (lib/config/source.ts).

@@ -9,8 +9,8 @@ import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js
 export async function createSenderDeps(
   opts: RuntimeOptions = {},
 ): Promise<SenderDeps & Closable & { env: GatewayEnv; configSource: ConfigSource }> {
-  const s = await buildCommonDeps('sender', opts, (env) =>
-    createUndiciWecomClient({ ...opts.wecom, baseUrl: env.wecomApiBase }),
+  const s = await buildCommonDeps('sender', opts, (env, userAgent) =>
+    createUndiciWecomClient({ ...opts.wecom, baseUrl: env.wecomApiBase, userAgent }),
   );
   return {
     env: s.env,

@@ -53,7 +53,8 @@ export interface Shared {
 export async function buildCommonDeps(
   service: string,
   opts: RuntimeOptions,
-  wecomFor: (env: GatewayEnv) => WecomClient,
+  /** Builds the WeCom client; `userAgent` names the function to WeCom (and to a proxy or the simulator). */
+  wecomFor: (env: GatewayEnv, userAgent: string) => WecomClient,
 ): Promise<Shared> {
   const env = opts.env ?? readEnv();
   const logger = createLogger(
@@ -76,7 +77,7 @@ export async function buildCommonDeps(
         onChange: (source) => logger.info('config changed; now in force', { source }),
       });
   const db = createDocumentClient(`wecom-gateway/${service}`);
-  const wecom = wecomFor(env);
+  const wecom = wecomFor(env, `wecom-gateway/${service}`);
   const tokens = new TokenCache(new DynamoTokenStore(db, env.tableName), wecom, {
     ...(opts.tokenLeaseMs ? { leaseMs: opts.tokenLeaseMs } : {}),
     onFetch: () => metrics.count('GetTokenCalls'),

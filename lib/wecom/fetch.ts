@@ -1,12 +1,19 @@
 import { WecomClient } from './client.js';
 import { WecomTransportError } from './errors.js';
-import { type HttpTransport, NOT_SENT_CODES, splitBaseUrl } from './transport.js';
+import { type HttpTransport, NOT_SENT_CODES, requestHeaders, splitBaseUrl } from './transport.js';
 
 /**
  * Transport on Node's built-in fetch, for functions that call WeCom rarely (ingest: recall). Adds nothing to the
  * bundle; one overall timeout per request.
  */
-export function createFetchTransport(opts: { baseUrl: string; timeoutMs?: number }): HttpTransport {
+export interface FetchTransportOptions {
+  baseUrl: string;
+  timeoutMs?: number;
+  /** Sent as `user-agent` (e.g. `wecom-gateway/ingest`). */
+  userAgent?: string;
+}
+
+export function createFetchTransport(opts: FetchTransportOptions): HttpTransport {
   const { origin, prefix } = splitBaseUrl(opts.baseUrl);
   return {
     async request({ method, path, body }) {
@@ -14,9 +21,8 @@ export function createFetchTransport(opts: { baseUrl: string; timeoutMs?: number
         const res = await fetch(`${origin}${prefix}${path}`, {
           method,
           signal: AbortSignal.timeout(opts.timeoutMs ?? 5_000),
-          ...(body !== undefined
-            ? { body, headers: { 'content-type': 'application/json; charset=utf-8' } }
-            : {}),
+          headers: requestHeaders(body, opts.userAgent),
+          ...(body !== undefined && { body }),
         });
         return { statusCode: res.status, text: await res.text() };
       } catch (err) {
@@ -38,5 +44,5 @@ export function createFetchTransport(opts: { baseUrl: string; timeoutMs?: number
   };
 }
 
-export const createFetchWecomClient = (opts: { baseUrl: string; timeoutMs?: number }): WecomClient =>
+export const createFetchWecomClient = (opts: FetchTransportOptions): WecomClient =>
   new WecomClient(createFetchTransport(opts));

@@ -24,6 +24,20 @@ export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
   'EHOSTUNREACH',
 ]);
 
+/**
+ * The request headers of a WeCom call: JSON for a body, and the calling function's name in `user-agent`
+ * (`wecom-gateway/sender`), so that a proxy's log (or the local simulator's) tells which function called.
+ */
+export function requestHeaders(
+  body: string | undefined,
+  userAgent: string | undefined,
+): Record<string, string> {
+  return {
+    ...(body !== undefined && { 'content-type': 'application/json; charset=utf-8' }),
+    ...(userAgent !== undefined && { 'user-agent': userAgent }),
+  };
+}
+
 /** Splits WECOM_API_BASE into origin and an optional path prefix. */
 export function splitBaseUrl(baseUrl: string): { origin: string; prefix: string } {
   const url = new URL(baseUrl);

@@ -5,7 +5,7 @@ import undiciErrors from 'undici/lib/core/errors.js';
 import PoolClass from 'undici/lib/dispatcher/pool.js';
 import { WecomClient } from './client.js';
 import { WecomTransportError } from './errors.js';
-import { type HttpTransport, NOT_SENT_CODES, splitBaseUrl } from './transport.js';
+import { type HttpTransport, NOT_SENT_CODES, requestHeaders, splitBaseUrl } from './transport.js';
 
 export interface UndiciTransportOptions {
   /** e.g. https://qyapi.weixin.qq.com (WECOM_API_BASE); may include a path prefix. */
@@ -15,6 +15,8 @@ export interface UndiciTransportOptions {
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  /** Sent as `user-agent` (e.g. `wecom-gateway/sender`). */
+  userAgent?: string;
   /** Injected for tests (e.g. undici MockPool); default a keep-alive Pool. */
   dispatcher?: Dispatcher;
 }
@@ -38,9 +40,8 @@ export function createUndiciTransport(opts: UndiciTransportOptions): HttpTranspo
         const res = await request.call(pool, {
           method,
           path: `${prefix}${path}`,
-          ...(body !== undefined
-            ? { body, headers: { 'content-type': 'application/json; charset=utf-8' } }
-            : {}),
+          headers: requestHeaders(body, opts.userAgent),
+          ...(body !== undefined && { body }),
         });
         return { statusCode: res.statusCode, text: await res.body.text() };
       } catch (err) {

@@ -270,6 +270,7 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     }
 
     const ctx: RequestContext = { errcode: null };
+    const userAgent = req.headers['user-agent'];
     res.once('close', () => {
       log.push({
         at,
@@ -277,6 +278,7 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
         errcode: ctx.errcode,
         httpStatus: res.headersSent ? res.statusCode : 0,
         durationMs: performance.now() - started,
+        ...(userAgent !== undefined && { userAgent }),
       });
     });
     const apiRoute = API_ROUTES[path];

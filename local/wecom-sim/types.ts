@@ -172,6 +172,8 @@ export interface LoggedRequest {
   /** 0 when the socket closed without an answer. */
   httpStatus: number;
   durationMs: number;
+  /** The caller's `user-agent` (the gateway's functions send `wecom-gateway/<function>`). */
+  userAgent?: string;
 }
 
 export interface SendCallbackArgs {

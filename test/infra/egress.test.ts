@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { callsWecom, ENV, FUNCTIONS, type FunctionId } from '#lib/resources/index.js';
 import { logicalId, SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } from './synth.js';
+
+/** The functions that call WeCom (lib/resources FUNCTION_ACCESS): every one must leave through the trusted IP. */
+const WECOM_CALLERS = (Object.keys(FUNCTIONS) as FunctionId[]).filter(callsWecom);
+const PROXY = 'https://wecom-proxy.example.com';
 
 describe('Fixed egress IP (-c egress=fixed)', () => {
   let fixed: SynthesizedGateway;
@@ -14,29 +19,50 @@ describe('Fixed egress IP (-c egress=fixed)', () => {
   const REUSED_ALLOCATION = 'eipalloc-0123456789abcdef0';
   beforeAll(() => {
     const stagesFile = path.join(mkdtempSync(path.join(tmpdir(), 'wecom-gateway-stages-')), 'stages.json');
-    writeFileSync(stagesFile, JSON.stringify({ prod: { egress: 'fixed' } }));
+    writeFileSync(stagesFile, JSON.stringify({ prod: { egress: 'fixed', wecomApiBase: PROXY } }));
     fixed = synthGateway({ egress: 'fixed' });
     standard = synthGateway();
     prodFromFile = synthGateway({ stage: 'prod', stagesFile });
     reused = synthGateway({ egress: 'fixed', eipAllocationId: REUSED_ALLOCATION });
   }, SYNTH_TIMEOUT_MS);
 
-  const functionProps = (gateway: SynthesizedGateway, name: 'ingest' | 'sender') =>
+  const functionProps = (gateway: SynthesizedGateway, name: FunctionId) =>
     gateway.template.findResources('AWS::Lambda::Function')[logicalId(gateway, gateway.stack[name].fn)]
       ?.Properties;
+  const variants = [
+    ['dev + fixed', () => fixed],
+    ['prod + fixed', () => prodFromFile],
+  ] as const;
 
-  it('runs the sender in the private subnets', () => {
-    const subnets = fixed.template.findResources('AWS::EC2::Subnet', {
+  it('counts both ingest (recall) and the sender among the WeCom callers', () => {
+    expect(WECOM_CALLERS).toEqual(['ingest', 'sender']);
+  });
+
+  it.each(
+    variants.flatMap(([variant, gateway]) => WECOM_CALLERS.map((fn) => [fn, variant, gateway] as const)),
+  )('runs %s in the private subnets behind the NAT (%s)', (fn, _variant, gateway) => {
+    const subnets = gateway().template.findResources('AWS::EC2::Subnet', {
       Properties: { Tags: Match.arrayWith([{ Key: 'aws-cdk:subnet-name', Value: 'private' }]) },
     });
-    const vpcConfig = functionProps(fixed, 'sender')?.VpcConfig as
-      | { SubnetIds: { Ref: string }[] }
-      | undefined;
+    const vpcConfig = functionProps(gateway(), fn)?.VpcConfig as { SubnetIds: { Ref: string }[] } | undefined;
     expect(vpcConfig?.SubnetIds.map((s) => s.Ref).sort()).toEqual(Object.keys(subnets).sort());
   });
 
-  it('keeps ingest out of the VPC', () => {
-    expect(functionProps(fixed, 'ingest')).not.toHaveProperty('VpcConfig');
+  it('puts every WeCom caller in one security group that admits no inbound traffic', () => {
+    const groups = WECOM_CALLERS.map(
+      (fn) =>
+        (functionProps(fixed, fn)?.VpcConfig as { SecurityGroupIds?: unknown[] } | undefined)
+          ?.SecurityGroupIds,
+    );
+    expect(new Set(groups.map((g) => JSON.stringify(g))).size).toBe(1);
+    const [groupId] = (groups[0] as { 'Fn::GetAtt': [string, string] }[]).map((g) => g['Fn::GetAtt'][0]);
+    const group = fixed.template.findResources('AWS::EC2::SecurityGroup')[groupId as string];
+    expect(group?.Properties).not.toHaveProperty('SecurityGroupIngress');
+  });
+
+  it.each(WECOM_CALLERS)("hands %s the stage's WeCom base URL (prod + fixed, from the stages file)", (fn) => {
+    const env = functionProps(prodFromFile, fn)?.Environment.Variables as Record<string, unknown>;
+    expect(env[ENV.wecomApiBase]).toBe(PROXY);
   });
 
   it('egresses through a single NAT gateway using the Elastic IP output as WecomTrustedIp', () => {
@@ -51,13 +77,9 @@ describe('Fixed egress IP (-c egress=fixed)', () => {
 
   it('takes fixed egress from the stages file when the deploy names only the stage', () => {
     prodFromFile.template.resourceCountIs('AWS::EC2::NatGateway', 1);
-    expect(functionProps(prodFromFile, 'sender')).toHaveProperty('VpcConfig');
   });
 
-  it.each([
-    ['dev + fixed', () => fixed],
-    ['prod + fixed', () => prodFromFile],
-  ])('retains the Elastic IP whatever removes it (%s)', (_variant, gateway) => {
+  it.each(variants)('retains the Elastic IP whatever removes it (%s)', (_variant, gateway) => {
     gateway().template.hasResource('AWS::EC2::EIP', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -83,7 +105,10 @@ describe('Fixed egress IP (-c egress=fixed)', () => {
 
   it('creates no VPC and no trusted-IP output by default', () => {
     standard.template.resourceCountIs('AWS::EC2::VPC', 0);
-    expect(functionProps(standard, 'sender')).not.toHaveProperty('VpcConfig');
     expect(standard.template.findOutputs('WecomTrustedIp')).toEqual({});
+  });
+
+  it.each(Object.keys(FUNCTIONS) as FunctionId[])('keeps %s out of any VPC by default', (fn) => {
+    expect(functionProps(standard, fn)).not.toHaveProperty('VpcConfig');
   });
 });

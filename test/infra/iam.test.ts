@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '#lib/resources/index.js';
+import { callsWecom, ENV, FUNCTIONS, type FunctionId } from '#lib/resources/index.js';
 import type { GatewayFunction } from '../../infra/constructs/gateway-function.js';
 import {
   actionsOf,
@@ -99,11 +99,14 @@ describe('IAM least privilege', () => {
     expect(env[ENV.queueUrlNormal]).toEqual({ Ref: expect.stringMatching(/^Queuesnormal/) });
   });
 
-  it('points only the sender at the WeCom API', () => {
-    const functions = gateway.template.findResources('AWS::Lambda::Function');
-    const envOf = (fn: GatewayFunction) =>
-      functions[logicalId(gateway, fn.fn)]?.Properties.Environment.Variables as Record<string, unknown>;
-    expect(envOf(gateway.stack.sender)[ENV.wecomApiBase]).toBe('https://qyapi.weixin.qq.com');
-    expect(envOf(gateway.stack.ingest)).not.toHaveProperty(ENV.wecomApiBase);
-  });
+  // Every function that calls WeCom (FUNCTION_ACCESS), so that `wecomApiBase` (a proxy) reaches all of its calls.
+  it.each((Object.keys(FUNCTIONS) as FunctionId[]).filter(callsWecom))(
+    'points %s at the WeCom API',
+    (name) => {
+      const fn = gateway.stack[name];
+      const resource = gateway.template.findResources('AWS::Lambda::Function')[logicalId(gateway, fn.fn)];
+      const env = resource?.Properties.Environment.Variables as Record<string, unknown>;
+      expect(env[ENV.wecomApiBase]).toBe('https://qyapi.weixin.qq.com');
+    },
+  );
 });

@@ -41,6 +41,7 @@ describe('Recursive loop detection', () => {
         stage: 'dev',
         logRetention: RetentionDays.ONE_DAY,
         removalPolicy: RemovalPolicy.DESTROY,
+        wecom: { apiBase: 'https://qyapi.weixin.qq.com' },
       })
         .useLanes({ high: queue, normal: queue }, ['SendMessage'])
         .consume(queue, { batchSize: 1 });

@@ -5,6 +5,8 @@ import { startTestGateway, type TestGateway, text } from '#test/helpers/gateway.
 /**
  * Least privilege must still let the code work: every DynamoDB operation a function is seen making on the wire
  * (counted per function by the local stack) must be one that FUNCTION_ACCESS — and so the CDK stack — grants it.
+ * Likewise every WeCom API a function is seen calling (the simulator logs the caller's user-agent) must be listed
+ * there, since that list is what puts a function behind the trusted IP in AWS.
  * The scenario walks the paths that use the less common operations: idempotent replays, recall after WeCom
  * invalidated the token (lock, delete), retries, 45009 pauses, deferrals and first-delivery batch writes.
  */
@@ -50,5 +52,27 @@ describe('IAM grants cover what the functions really call', () => {
     expect(observed.ingest).toHaveProperty('DeleteItem');
     expect(observed.sender).toHaveProperty('BatchWriteItem');
     expect(observed.sender).toHaveProperty('DeleteItem');
+  });
+
+  it('observes only declared WeCom calls per function, so each caller gets the trusted IP', () => {
+    const sim = gw.stack.simulator;
+    if (!sim) throw new Error('no simulator');
+    const calls = new Map<string, Set<string>>();
+    for (const r of sim.requests()) {
+      const caller = r.userAgent ?? '(none)';
+      calls.set(caller, (calls.get(caller) ?? new Set()).add(r.path.replace(/^\/cgi-bin\//, '')));
+    }
+    const declared = Object.fromEntries(
+      Object.entries(FUNCTION_ACCESS).map(([fn, access]) => [
+        `wecom-gateway/${fn}`,
+        access.wecom as readonly string[],
+      ]),
+    );
+    const undeclared = [...calls].flatMap(([caller, paths]) =>
+      [...paths].filter((p) => !declared[caller]?.includes(p)).map((p) => `${caller} → ${p}`),
+    );
+    expect(undeclared).toEqual([]);
+    // The scenario above made ingest call WeCom itself: its recall, and the token WeCom had invalidated.
+    expect([...(calls.get('wecom-gateway/ingest') ?? [])].sort()).toEqual(['gettoken', 'message/recall']);
   });
 });
