@@ -29,6 +29,11 @@ export interface ApiServerOptions {
   readonly host?: string;
   readonly port?: number;
   readonly routes: readonly ApiRoute[];
+  /**
+   * Where a request that matches no route goes, as API Gateway's `$default` route sends it (event `routeKey`
+   * `$default`, no path parameters). Without it the server answers such requests 404 itself.
+   */
+  readonly fallback?: Omit<ApiRoute, 'method' | 'path'>;
   /** Lambda timeout of the route handlers; a slower handler gets a 500. Default 30 s. */
   readonly functionTimeoutSeconds?: number;
   readonly functionMemoryMb?: number;
@@ -68,6 +73,10 @@ type Segment =
 /** Starts the server on loopback (default) and a random port (default). */
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const routes = opts.routes.map(compileRoute);
+  const fallback = opts.fallback && {
+    compiled: { ...compileRoute({ ...opts.fallback, method: 'ANY', path: '/' }), routeKey: '$default' },
+    pathParameters: {},
+  };
   const maxBodyBytes = opts.maxBodyBytes ?? HTTP_API_MAX_PAYLOAD_BYTES;
   const timeoutSeconds = opts.functionTimeoutSeconds ?? 30;
   let closing = false;
@@ -102,7 +111,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       return;
     }
 
-    const match = matchRoute(routes, method, rawPath);
+    const match = matchRoute(routes, method, rawPath) ?? fallback;
     if (!match) {
       // API Gateway answers {"message":"Not Found"}; clients of this gateway expect its error shape.
       sendError(res, 404, 'not_found', `no route for ${method} ${rawPath}`);

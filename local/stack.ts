@@ -13,7 +13,13 @@ import type {
 import { wrapIngestHandler } from '#functions/ingest/app.js';
 import { wrapSenderHandler } from '#functions/sender/app.js';
 import { type GatewayConfig, type GatewayEnv, loadConfig } from '#lib/config/index.js';
-import { DEFAULT_SENDER_CONCURRENCY, FUNCTIONS, ROUTES, senderEventSources } from '#lib/resources/index.js';
+import {
+  DEFAULT_ROUTE,
+  DEFAULT_SENDER_CONCURRENCY,
+  FUNCTIONS,
+  ROUTES,
+  senderEventSources,
+} from '#lib/resources/index.js';
 import {
   type Closable,
   createIngestDeps,
@@ -190,6 +196,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         handler: { ingest: ingestFn }[route.functionId],
         functionName: route.functionId,
       })),
+      fallback: {
+        handler: { ingest: ingestFn }[DEFAULT_ROUTE.functionId],
+        functionName: DEFAULT_ROUTE.functionId,
+      },
     });
     cleanups.push(() => api.close());
 

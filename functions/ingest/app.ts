@@ -55,6 +55,9 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
   recallMessage: async (deps, event, apiKey) =>
     json(200, await recallMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   health: async () => json(200, { status: 'ok' }),
+  unknownRoute: async (_deps, event) => {
+    throw new RouteNotFoundError(`${event.requestContext.http.method} ${event.rawPath}`);
+  },
   openapi: async () => {
     openapiBody ??= JSON.stringify(openapi);
     return { ...json(200, null, { 'cache-control': 'public, max-age=300' }), body: openapiBody };

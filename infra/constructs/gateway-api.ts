@@ -1,11 +1,18 @@
 import { type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  type HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ROUTES } from '#lib/resources/index.js';
+import { DEFAULT_ROUTE, ROUTES } from '#lib/resources/index.js';
 
 /**
  * One JSON object per request. HTTP API access logs support only $context variables
@@ -63,21 +70,29 @@ export class GatewayApi extends Construct {
 
     // The routes of lib/resources, each to the function that serves it.
     const integrations = { ingest: new HttpLambdaIntegration('Ingest', props.ingest) };
-    for (const route of ROUTES) {
-      const [created] = this.api.addRoutes({
+    const routes = ROUTES.flatMap((route) =>
+      this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: integrations[route.functionId],
+      }),
+    );
+    // Whatever no route matches goes to a function too, which answers it in the gateway's error shape.
+    routes.push(
+      new HttpRoute(this, 'DefaultRoute', {
+        httpApi: this.api,
+        routeKey: HttpRouteKey.DEFAULT,
+        integration: integrations[DEFAULT_ROUTE.functionId],
+      }),
+    );
+    for (const route of routes) {
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'Callers authenticate with gateway API keys (Authorization: Bearer) that the ingest function ' +
+          'checks against SHA-256 hashes in the config secret and scopes per app (SPEC §2, §3); an API ' +
+          'Gateway authorizer would add a second Lambda invocation per request for the same check.',
       });
-      if (created) {
-        Validations.of(created).acknowledge({
-          id: 'AwsSolutions-APIG4',
-          reason:
-            'Callers authenticate with gateway API keys (Authorization: Bearer) that the ingest function ' +
-            'checks against SHA-256 hashes in the config secret and scopes per app (SPEC §2, §3); an API ' +
-            'Gateway authorizer would add a second Lambda invocation per request for the same check.',
-        });
-      }
     }
   }
 }

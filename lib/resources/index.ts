@@ -111,14 +111,33 @@ export const ROUTES = [
   },
 ] as const satisfies readonly RouteDefinition[];
 
-export type Route = (typeof ROUTES)[number];
+/**
+ * Every request no row of `ROUTES` matches (an unknown path, or a known path with another method) goes to this
+ * function: API Gateway's `$default` route in AWS, the API server's fallback locally. So it is answered
+ * `404 not_found` in the gateway's error shape everywhere, instead of API Gateway's own `{"message":"Not Found"}`,
+ * at the cost of one invocation per such request. Without a key: the routes are no secret (docs/openapi.json),
+ * and a 401 for a mistyped path would hide the mistake.
+ */
+export const DEFAULT_ROUTE = {
+  id: 'unknownRoute',
+  /** API Gateway's name for the catch-all route; also the event's `routeKey` there. */
+  routeKey: '$default',
+  functionId: 'ingest',
+  auth: 'none',
+  body: 'none',
+} as const satisfies Omit<RouteDefinition, 'method' | 'path'> & { readonly routeKey: string };
+
+export type Route = (typeof ROUTES)[number] | typeof DEFAULT_ROUTE;
 
 /** API Gateway's route key (`POST /v1/messages`): what `event.routeKey` holds. */
 export const routeKey = (route: RouteDefinition): string => `${route.method} ${route.path}`;
 
-const ROUTES_BY_KEY: ReadonlyMap<string, Route> = new Map(ROUTES.map((r) => [routeKey(r), r]));
+const ROUTES_BY_KEY: ReadonlyMap<string, Route> = new Map<string, Route>([
+  ...ROUTES.map((r): [string, Route] => [routeKey(r), r]),
+  [DEFAULT_ROUTE.routeKey, DEFAULT_ROUTE],
+]);
 
-/** The route of an HTTP API event, by its `routeKey`; undefined for a key no route has. */
+/** The route of an HTTP API event, by its `routeKey` (`$default`: {@link DEFAULT_ROUTE}); undefined for others. */
 export const routeOf = (key: string): Route | undefined => ROUTES_BY_KEY.get(key);
 
 /**

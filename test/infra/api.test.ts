@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_ROUTE } from '#lib/resources/index.js';
 import { SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } from './synth.js';
 
 describe('HTTP API', () => {
@@ -7,9 +8,10 @@ describe('HTTP API', () => {
     gateway = synthGateway({ apiBurstLimit: '50', apiRateLimit: '25' });
   }, SYNTH_TIMEOUT_MS);
 
-  it('routes the v1 endpoints, and only those, to ingest', () => {
+  it('routes the v1 endpoints and the catch-all, and only those, to ingest', () => {
     const routes = Object.values(gateway.template.findResources('AWS::ApiGatewayV2::Route'));
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([
+      '$default',
       'GET /v1/health',
       'GET /v1/messages/{id}',
       'GET /v1/openapi.json',
@@ -19,6 +21,13 @@ describe('HTTP API', () => {
     ]);
     const integrations = new Set(routes.map((r) => JSON.stringify(r.Properties.Target)));
     expect(integrations.size).toBe(1);
+  });
+
+  it("sends whatever no route matches to the ingest function ($default), not to API Gateway's own 404", () => {
+    const routes = Object.values(gateway.template.findResources('AWS::ApiGatewayV2::Route'));
+    const fallback = routes.find((r) => r.Properties.RouteKey === DEFAULT_ROUTE.routeKey);
+    const submit = routes.find((r) => r.Properties.RouteKey === 'POST /v1/messages');
+    expect(fallback?.Properties.Target).toEqual(submit?.Properties.Target);
   });
 
   it('throttles the default stage with the limits from context', () => {

@@ -91,6 +91,16 @@ describe('ingest API: body limits, content type, health and the error shape', ()
     expect(res.body.error.code).toBe('not_found');
   });
 
+  it('answers 404 in the gateway error shape for a known path with a method it does not route, without a key', async () => {
+    const res = await gw.call('DELETE', '/v1/messages', { key: null });
+    expect(res.status).toBe(404);
+    expect(res.body.error).toEqual({
+      code: 'not_found',
+      message: 'no route DELETE /v1/messages',
+      details: [],
+    });
+  });
+
   it('always sends code, message and a details array', async () => {
     const res = await gw.post('/v1/messages', { app: 'ops' });
     expect(res.status).toBe(400);

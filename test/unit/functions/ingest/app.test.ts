@@ -138,6 +138,18 @@ describe('ingest handler with its middleware chain', () => {
     expect(res).toMatchObject({ status: 200, body: { status: 'ok' } });
   });
 
+  it("answers what API Gateway's $default route brings (no route matched) 404 in the error shape, without a key", async () => {
+    const f = fakeIngest();
+    const e = event('$default', { headers: { authorization: '' } });
+    e.rawPath = '/v1/messages';
+    e.requestContext.http.method = 'DELETE';
+    const res = await invoke(f.deps, e);
+    expect(res).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found', message: 'no route DELETE /v1/messages', details: [] } },
+    });
+  });
+
   it('stamps every log line with the Lambda and API Gateway request ids, the cold-start flag and the message id', async () => {
     const f = fakeIngest();
     f.messages.get = async () => {
