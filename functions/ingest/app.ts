@@ -7,6 +7,7 @@ import {
   httpErrors,
   jsonBody,
   refreshConfig,
+  withDeadline,
   withLogContext,
 } from '#functions/shared/middleware.js';
 import type { ApiKeyConfig, ConfigSource, GatewayConfig } from '#lib/config/index.js';
@@ -107,11 +108,12 @@ const requestKeys = (event: IngestEvent) => ({
 });
 
 /**
- * The handler with its middleware chain, as Lambda runs it: log context, metrics, error mapping, config refresh,
- * auth, then the body. The authenticator follows the config in force (`deps.config` is re-read with a bounded age).
+ * The handler with its middleware chain, as Lambda runs it: log context, the deadline of its AWS and WeCom calls,
+ * metrics, error mapping, config refresh, auth, then the body. The authenticator follows the config in force
+ * (`deps.config` is re-read with a bounded age).
  */
 export const wrapIngestHandler = (deps: IngestDeps & { configSource?: ConfigSource }) =>
-  withLogContext(wrapIngestChain(deps), requestKeys);
+  withLogContext(withDeadline(wrapIngestChain(deps)), requestKeys);
 
 const wrapIngestChain = (deps: IngestDeps & { configSource?: ConfigSource }) => {
   const authenticate = (header: string | undefined) => authenticatorFor(deps.config)(header);

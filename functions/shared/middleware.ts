@@ -10,6 +10,7 @@ import {
 } from '#lib/http/index.js';
 import { type Logger, type Metrics, runWithLogContext } from '#lib/observability/index.js';
 import { routeOf } from '#lib/resources/index.js';
+import { runWithDeadline } from '#lib/util/index.js';
 
 export type HttpEvent = APIGatewayProxyEventV2 & { parsedBody?: unknown };
 type HttpMiddleware = MiddlewareObj<HttpEvent, APIGatewayProxyResultV2, Error, Context>;
@@ -114,6 +115,37 @@ export const withLogContext = <E, R>(
     return runWithLogContext(keys, () => handler(event, context));
   };
 };
+
+/**
+ * How long before its Lambda timeout an invocation stops waiting for AWS and WeCom: the time it keeps to answer
+ * by itself (error mapping, logs, metrics take milliseconds; the margin covers a busy event loop).
+ */
+export const DEADLINE_RESERVE_MS = 1_000;
+
+/**
+ * Wraps a handler so that every AWS SDK and WeCom call of the invocation ends `reserveMs` before the Lambda
+ * timeout (lib/util/deadline.ts), retries included: during an outage the handler answers its own 503 with
+ * Retry-After, instead of running into the timeout and leaving API Gateway to answer a bare 500 (middy's early
+ * timeout, which fires 5 ms before Lambda's, would be an unmapped error as well). A wrapper for the same reason as
+ * {@link withLogContext}: the deadline must cover the whole middy chain.
+ */
+export const withDeadline =
+  <E, R>(
+    handler: (event: E, context: Context) => Promise<R>,
+    reserveMs = DEADLINE_RESERVE_MS,
+  ): ((event: E, context: Context) => Promise<R>) =>
+  async (event, context) => {
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new Error(`the invocation is within ${reserveMs} ms of its timeout`)),
+      Math.max(0, context.getRemainingTimeInMillis() - reserveMs),
+    );
+    try {
+      return await runWithDeadline(controller.signal, () => handler(event, context));
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 
 /** Writes the invocation's metrics as one EMF line, whatever the outcome. */
 export const flushMetrics = <E, R>(metrics: Metrics): MiddlewareObj<E, R, Error, Context> => ({

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { AWS_MAX_ATTEMPTS, AWS_REQUEST_HANDLER, sendOptions } from '#lib/aws/index.js';
 import type { GatewayEnv } from './env.js';
 import { ConfigError } from './errors.js';
 import { parseConfigJson } from './parse.js';
@@ -33,10 +34,13 @@ export function createConfigReader(
     };
   }
   if (configSecretId) {
-    const client = secrets ?? new SecretsManagerClient({});
+    const client =
+      secrets ??
+      new SecretsManagerClient({ maxAttempts: AWS_MAX_ATTEMPTS, requestHandler: AWS_REQUEST_HANDLER });
     const source = `secret ${configSecretId}`;
     return async () => {
-      const out = await client.send(new GetSecretValueCommand({ SecretId: configSecretId }));
+      // A re-read during an invocation ends by its deadline; a failed re-read keeps the last good config.
+      const out = await client.send(new GetSecretValueCommand({ SecretId: configSecretId }), sendOptions());
       if (!out.SecretString) throw new ConfigError(`${source} has no string value`);
       return { text: out.SecretString, source };
     };

@@ -4,7 +4,7 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { isAwsUnavailable } from '#lib/aws/index.js';
+import { AWS_MAX_ATTEMPTS, AWS_REQUEST_HANDLER, isAwsUnavailable, sendOptions } from '#lib/aws/index.js';
 import { encodeQueuedMessage, type QueuedMessage } from '#lib/model/index.js';
 import type { LaneName } from '#lib/resources/index.js';
 import { QueueUnavailableError } from './errors.js';
@@ -16,9 +16,8 @@ const MAX_VISIBILITY_SECONDS = 12 * 3600;
 export const createSqsClient = (appId: string): SQSClient =>
   new SQSClient({
     userAgentAppId: appId,
-    maxAttempts: 4,
-    // A hung request must fail (and be retried) well inside the function timeout, not outlive it.
-    requestHandler: { connectionTimeout: 3_000, requestTimeout: 5_000 },
+    maxAttempts: AWS_MAX_ATTEMPTS,
+    requestHandler: AWS_REQUEST_HANDLER,
   });
 
 /**
@@ -33,7 +32,7 @@ export class SqsMessageQueue implements MessageQueue {
     private readonly urls: Readonly<Record<LaneName, string>>,
   ) {
     const send = (command: Parameters<SQSClient['send']>[0]) =>
-      sqs.send(command).catch((err: unknown) => {
+      sqs.send(command, sendOptions()).catch((err: unknown) => {
         throw isAwsUnavailable(err) ? new QueueUnavailableError({ cause: err }) : err;
       });
     this.sqs = { send: send as SQSClient['send'] };

@@ -1,6 +1,12 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isAwsUnavailable, isConditionFailed } from '#lib/aws/index.js';
+import {
+  AWS_MAX_ATTEMPTS,
+  AWS_REQUEST_HANDLER,
+  isAwsUnavailable,
+  isConditionFailed,
+  sendOptions,
+} from '#lib/aws/index.js';
 import { StoreUnavailableError } from './errors.js';
 
 /**
@@ -14,9 +20,8 @@ export function createDocumentClient(
 ): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     userAgentAppId: appId,
-    maxAttempts: 4,
-    // A hung request must fail (and be retried) well inside the function timeout, not outlive it.
-    requestHandler: { connectionTimeout: 3_000, requestTimeout: 5_000 },
+    maxAttempts: AWS_MAX_ATTEMPTS,
+    requestHandler: AWS_REQUEST_HANDLER,
     ...config,
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
@@ -27,11 +32,11 @@ export type DocClient = Pick<DynamoDBDocumentClient, 'send'>;
 /**
  * The client as the adapters use it: an SDK error that means DynamoDB is unavailable arrives as the port's
  * StoreUnavailableError, so nothing above the adapters sees an SDK error. A failed condition passes through, for
- * {@link conditionalWrite}.
+ * {@link conditionalWrite}. Every call ends by the invocation's deadline, if there is one.
  */
 export function portClient(db: DocClient): DocClient {
   const send = (command: Parameters<DocClient['send']>[0]) =>
-    db.send(command).catch((err: unknown) => {
+    db.send(command, sendOptions()).catch((err: unknown) => {
       throw isAwsUnavailable(err) ? new StoreUnavailableError({ cause: err }) : err;
     });
   return { send: send as DocClient['send'] };

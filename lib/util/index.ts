@@ -1,2 +1,3 @@
+export { deadlineSignal, runWithDeadline } from './deadline.js';
 export { isPlainObject } from './objects.js';
 export { KeyedQueue, SingleFlight } from './single-flight.js';

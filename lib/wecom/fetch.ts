@@ -1,3 +1,4 @@
+import { deadlineSignal } from '#lib/util/index.js';
 import { WecomClient } from './client.js';
 import { WecomTransportError } from './errors.js';
 import { type HttpTransport, NOT_SENT_CODES, requestHeaders, splitBaseUrl } from './transport.js';
@@ -13,6 +14,13 @@ export interface FetchTransportOptions {
   userAgent?: string;
 }
 
+/** The request's own timeout, and the invocation's deadline when there is one (lib/util/deadline.ts). */
+function signalFor(timeoutMs: number): AbortSignal {
+  const deadline = deadlineSignal();
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return deadline ? AbortSignal.any([timeout, deadline]) : timeout;
+}
+
 export function createFetchTransport(opts: FetchTransportOptions): HttpTransport {
   const { origin, prefix } = splitBaseUrl(opts.baseUrl);
   return {
@@ -20,7 +28,7 @@ export function createFetchTransport(opts: FetchTransportOptions): HttpTransport
       try {
         const res = await fetch(`${origin}${prefix}${path}`, {
           method,
-          signal: AbortSignal.timeout(opts.timeoutMs ?? 5_000),
+          signal: signalFor(opts.timeoutMs ?? 5_000),
           headers: requestHeaders(body, opts.userAgent),
           ...(body !== undefined && { body }),
         });

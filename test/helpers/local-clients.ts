@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
 /** Emulators accept any credentials; fixed ones keep the SDK from looking for a profile. */
-const LOCAL_CLIENT_CONFIG = {
+export const LOCAL_CLIENT_CONFIG = {
   region: 'us-east-1',
   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
 } as const;
