@@ -9,7 +9,7 @@ import { createLogger, type Logger, Metrics, metricsNamespace } from '#lib/obser
 import { createSqsClient, SqsMessageQueue } from '#lib/queue/index.js';
 import type { QuotaWindows, RetryPolicy } from '#lib/sender/index.js';
 import { createDocumentClient, DynamoMessageStore, DynamoTokenStore } from '#lib/store/index.js';
-import { TokenCache, type WecomClient } from '#lib/wecom/index.js';
+import { type TokenBackoff, TokenCache, type TokenCacheOptions, type WecomClient } from '#lib/wecom/index.js';
 import type { UndiciTransportOptions } from '#lib/wecom/undici.js';
 
 /** Knobs a test or the local stack may turn; production uses the defaults. */
@@ -25,7 +25,11 @@ export interface RuntimeOptions {
   retry?: RetryPolicy;
   deferJitterSeconds?: number;
   rateLimitPauseMs?: number;
+  /** Waits before each probe of an app with a WeCom configuration error (default 1, 2, 5, 10, 15 min). */
+  configProbeMs?: readonly number[];
   tokenLeaseMs?: number;
+  /** Waits after failed gettoken calls (default: transient 2 s doubling to 60 s; configuration 1, 5, 15 min). */
+  tokenBackoff?: TokenBackoff;
   /** WeCom client tuning (timeouts, connections); the base URL always comes from the environment. */
   wecom?: Omit<Partial<UndiciTransportOptions>, 'baseUrl'>;
   logWrite?: (line: string) => void;
@@ -55,6 +59,7 @@ export async function buildCommonDeps(
   opts: RuntimeOptions,
   /** Builds the WeCom client; `userAgent` names the function to WeCom (and to a proxy or the simulator). */
   wecomFor: (env: GatewayEnv, userAgent: string) => WecomClient,
+  tokenOpts: Pick<TokenCacheOptions, 'maxWaitMs'> = {},
 ): Promise<Shared> {
   const env = opts.env ?? readEnv();
   const logger = createLogger(
@@ -79,7 +84,9 @@ export async function buildCommonDeps(
   const db = createDocumentClient(`wecom-gateway/${service}`);
   const wecom = wecomFor(env, `wecom-gateway/${service}`);
   const tokens = new TokenCache(new DynamoTokenStore(db, env.tableName), wecom, {
+    ...tokenOpts,
     ...(opts.tokenLeaseMs ? { leaseMs: opts.tokenLeaseMs } : {}),
+    ...(opts.tokenBackoff ? { backoff: opts.tokenBackoff } : {}),
     onFetch: () => metrics.count('GetTokenCalls'),
   });
   return {

@@ -10,17 +10,29 @@ export class WecomApiError extends WecomError {
   override readonly name = 'WecomApiError';
   override readonly code = 'wecom_api_error';
   readonly errclass: ErrcodeClass;
+  /** True when WeCom was not called again: a failed `gettoken` remembered in the token item (token-failure.ts). */
+  readonly remembered: boolean;
+  /** For a remembered failure: when `gettoken` may be called again (epoch ms). */
+  readonly retryAtMs: number | undefined;
   constructor(
     readonly errcode: number,
     readonly errmsg: string,
     readonly api: string,
+    opts: { remembered?: boolean; retryAtMs?: number } = {},
   ) {
-    super(`WeCom ${api} errcode ${errcode}: ${errmsg}`);
+    super(
+      `WeCom ${api} errcode ${errcode}: ${errmsg}${opts.remembered ? ' (remembered, not called again)' : ''}`,
+    );
     this.errclass = classifyErrcode(errcode);
+    this.remembered = opts.remembered === true;
+    this.retryAtMs = opts.retryAtMs;
   }
 }
 
-/** No token could be obtained within the bounded wait (another holder is slow): retry the message later. */
+/**
+ * No token could be obtained: another holder's refresh took longer than the bounded wait, or `gettoken` failed
+ * without an errcode (timeout, HTTP 5xx) and may not be called again before `retryAtMs`. Retry the message later.
+ */
 export class TokenUnavailableError extends WecomError {
   override readonly name = 'TokenUnavailableError';
   override readonly code = 'token_unavailable';
@@ -28,8 +40,13 @@ export class TokenUnavailableError extends WecomError {
     readonly corpId: string,
     readonly agentId: number,
     readonly waitedMs: number,
+    readonly retryAtMs?: number,
   ) {
-    super(`no access token for ${corpId}/${agentId} after waiting ${waitedMs} ms for the refresh lock`);
+    super(
+      retryAtMs === undefined
+        ? `no access token for ${corpId}/${agentId} after waiting ${waitedMs} ms for the refresh lock`
+        : `no access token for ${corpId}/${agentId}: gettoken failed and is not called again before ${new Date(retryAtMs).toISOString()}`,
+    );
   }
 }
 

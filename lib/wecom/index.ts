@@ -17,6 +17,14 @@ export {
   type TokenApp,
   TokenCache,
   type TokenCacheOptions,
+  type TokenDescription,
+  type TokenItem,
   type TokenStore,
 } from './token-cache.js';
+export {
+  DEFAULT_TOKEN_BACKOFF,
+  secretFingerprint,
+  type TokenBackoff,
+  type TokenFailure,
+} from './token-failure.js';
 export { type HttpTransport, NOT_SENT_CODES, splitBaseUrl } from './transport.js';

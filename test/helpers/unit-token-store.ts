@@ -1,4 +1,4 @@
-import type { StoredToken, TokenStore } from '#lib/wecom/index.js';
+import type { StoredToken, TokenFailure, TokenItem, TokenStore } from '#lib/wecom/index.js';
 
 /** Yields to the event loop, so concurrent callers interleave as they would around a DynamoDB round trip. */
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -9,8 +9,9 @@ const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export class InMemoryTokenStore implements TokenStore {
   readonly tokens = new Map<string, StoredToken>();
+  readonly failures = new Map<string, TokenFailure>();
   readonly locks = new Map<string, { owner: string; leaseUntil: number }>();
-  readonly calls = { get: 0, put: 0, invalidate: 0, acquireLock: 0, releaseLock: 0 };
+  readonly calls = { get: 0, put: 0, recordFailure: 0, invalidate: 0, acquireLock: 0, releaseLock: 0 };
 
   constructor(private readonly now: () => number) {}
 
@@ -18,17 +19,28 @@ export class InMemoryTokenStore implements TokenStore {
     return Object.values(this.calls).reduce((a, b) => a + b, 0);
   }
 
-  async get(corpId: string, agentId: number): Promise<StoredToken | undefined> {
+  async get(corpId: string, agentId: number): Promise<TokenItem> {
     this.calls.get++;
     await roundTrip();
     const t = this.tokens.get(`${corpId}#${agentId}`);
-    return t && t.expiresAtMs > this.now() ? { ...t } : undefined;
+    const f = this.failures.get(`${corpId}#${agentId}`);
+    return {
+      ...(t && t.expiresAtMs > this.now() ? { token: { ...t } } : {}),
+      ...(f ? { failure: { ...f } } : {}),
+    };
   }
 
   async put(corpId: string, agentId: number, token: StoredToken): Promise<void> {
     this.calls.put++;
     await roundTrip();
     this.tokens.set(`${corpId}#${agentId}`, { ...token });
+    this.failures.delete(`${corpId}#${agentId}`);
+  }
+
+  async recordFailure(corpId: string, agentId: number, failure: TokenFailure): Promise<void> {
+    this.calls.recordFailure++;
+    await roundTrip();
+    this.failures.set(`${corpId}#${agentId}`, { ...failure });
   }
 
   async invalidate(corpId: string, agentId: number, token: string): Promise<void> {

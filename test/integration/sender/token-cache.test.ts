@@ -39,7 +39,7 @@ describe('token cache on the local stack', () => {
     gw.stack.simulator?.invalidateTokens();
     const db = createDocumentClient('test');
     const store = new DynamoTokenStore(db, gw.stack.env.tableName);
-    const stored = await store.get(app.corpId, app.agentId);
+    const stored = (await store.get(app.corpId, app.agentId)).token;
     if (stored) await store.invalidate(app.corpId, app.agentId, stored.token);
     expect(await store.acquireLock(app.corpId, app.agentId, 'crashed-holder', 1_500)).toBe(true);
     const before = gw.stack.simulator?.stats().gettokenCalls ?? 0;

@@ -146,7 +146,7 @@ describe('TokenCache', () => {
     expect(wecom.calls).toHaveLength(0);
   });
 
-  it('releases the lock when gettoken fails, so the next caller can fetch', async () => {
+  it('releases the lock when gettoken fails with an error not of WeCom, which is not remembered', async () => {
     const clock = fakeClock();
     const store = new InMemoryTokenStore(clock.now);
     let fail = true;
@@ -233,7 +233,7 @@ describe('TokenCache.withToken', () => {
     expect(result).toBe('ok');
     expect(used).toEqual(['T1', 'T2']);
     // The rejected token is gone from the shared item too: other containers do not pick it up again.
-    expect((await store.get(APP.corpId, APP.agentId))?.token).toBe('T2');
+    expect((await store.get(APP.corpId, APP.agentId)).token?.token).toBe('T2');
   });
 
   it('gives a token error that persists after the refresh to the caller (no second refresh)', async () => {
