@@ -152,6 +152,7 @@ function queueAttributes(
   const attributes: Partial<Record<QueueAttributeName, string>> = {
     VisibilityTimeout: String(queue.visibilityTimeoutSeconds),
     MessageRetentionPeriod: String(queue.retentionSeconds),
+    MaximumMessageSize: String(queue.maximumMessageBytes),
   };
   if (queue.deadLetter) {
     const deadLetterTargetArn = arns[queue.deadLetter.queueId as QueueId];

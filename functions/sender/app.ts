@@ -21,6 +21,9 @@ export const createSenderHandler =
       body: r.body,
       receiveCount: Number(r.attributes.ApproximateReceiveCount) || 1,
       lane: laneOf(deps, r.eventSourceARN),
+      ...(Number(r.attributes.ApproximateFirstReceiveTimestamp) > 0
+        ? { firstReceivedAtMs: Number(r.attributes.ApproximateFirstReceiveTimestamp) }
+        : {}),
     }));
     const { failures } = await processBatch(deps, records);
     return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };

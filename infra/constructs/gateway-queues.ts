@@ -50,6 +50,7 @@ export class GatewayQueues extends Construct {
       const queue = new Queue(this, queueId, {
         visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
         retentionPeriod: Duration.seconds(definition.retentionSeconds),
+        maxMessageSizeBytes: definition.maximumMessageBytes,
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         // Production keeps queues (and the dead messages in the DLQs) if the stack is deleted.

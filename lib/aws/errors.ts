@@ -35,3 +35,10 @@ export function isAwsUnavailable(err: unknown): boolean {
 /** True for the SDK's ConditionalCheckFailedException, without importing the class into every adapter. */
 export const isConditionFailed = (err: unknown): boolean =>
   err instanceof Error && err.name === 'ConditionalCheckFailedException';
+
+/**
+ * True for a request AWS refused as invalid (`ValidationException`), e.g. a DynamoDB item over 400 KB. Sent again
+ * unchanged it fails again: never a reason to answer "unavailable, retry".
+ */
+export const isValidationError = (err: unknown): boolean =>
+  err instanceof Error && '$metadata' in err && err.name === 'ValidationException';

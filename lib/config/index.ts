@@ -5,6 +5,8 @@ export { parseConfig, parseConfigJson } from './parse.js';
 export {
   type ApiKeyConfig,
   type AppConfig,
+  DELIVERY_DEFAULTS,
+  type DeliveryConfig,
   type GatewayConfig,
   GatewayConfigSchema,
   QUOTA_DEFAULTS,

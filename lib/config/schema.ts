@@ -16,6 +16,20 @@ export const QUOTA_DEFAULTS = {
   normalShare: 0.8,
 } as const;
 
+/**
+ * How long the sender keeps trying (SPEC §4; README "How delivery works"). `budgetSeconds`: retries and waits of a
+ * message end this long after acceptance (then `dead`; a message's own `ttl_seconds` may end it sooner, `expired`).
+ * `configErrorHoldSeconds`: while WeCom answers a configuration errcode (wrong secret, IP not trusted…) messages
+ * wait this long for the operator's fix, then fail. `duplicateCheckSeconds`: WeCom's duplicate_check_interval every
+ * message carries unless it opts out (`duplicate_protection: false`): identical content to the same recipients
+ * within it is delivered once, and a resend after a lost answer is safe for that long.
+ */
+export const DELIVERY_DEFAULTS = {
+  budgetSeconds: 86_400,
+  configErrorHoldSeconds: 3_600,
+  duplicateCheckSeconds: 3_600,
+} as const;
+
 const nonEmpty = (what: string) =>
   v.pipe(v.string(`${what} must be a string`), v.minLength(1, `${what} must not be empty`));
 const positiveInt = v.pipe(
@@ -46,6 +60,21 @@ const QuotaSchema = v.strictObject({
   ),
 });
 
+const DeliverySchema = v.strictObject({
+  budgetSeconds: v.optional(
+    v.pipe(positiveInt, v.maxValue(14 * 86_400, 'must be <= 1209600 (the queues keep a message 14 days)')),
+    DELIVERY_DEFAULTS.budgetSeconds,
+  ),
+  configErrorHoldSeconds: v.optional(
+    v.pipe(positiveInt, v.maxValue(14 * 86_400, 'must be <= 1209600')),
+    DELIVERY_DEFAULTS.configErrorHoldSeconds,
+  ),
+  duplicateCheckSeconds: v.optional(
+    v.pipe(positiveInt, v.maxValue(14_400, "WeCom's duplicate_check_interval is at most 14400 (4 h)")),
+    DELIVERY_DEFAULTS.duplicateCheckSeconds,
+  ),
+});
+
 const AppSchema = v.strictObject({
   corpId: nonEmpty('corpId'),
   agentId: v.pipe(
@@ -67,6 +96,8 @@ const AppSchema = v.strictObject({
     }),
   ),
   quota: v.optional(QuotaSchema, {}),
+  /** Optional as a whole (DELIVERY_DEFAULTS apply), so configs and literals written before it stay valid. */
+  delivery: v.optional(DeliverySchema),
   /** Default webhook for this app's messages that set no callback_url. */
   webhook: v.optional(
     v.strictObject({ url: v.optional(v.pipe(v.string(), v.url())), secret: v.optional(v.string()) }),
@@ -114,4 +145,5 @@ export const GatewayConfigSchema = v.pipe(
 export type GatewayConfig = v.InferOutput<typeof GatewayConfigSchema>;
 export type AppConfig = GatewayConfig['apps'][string];
 export type QuotaConfig = AppConfig['quota'];
+export type DeliveryConfig = AppConfig['delivery'];
 export type ApiKeyConfig = GatewayConfig['apiKeys'][number];

@@ -1,4 +1,4 @@
-import type { ApiKeyConfig } from '#lib/config/index.js';
+import { type ApiKeyConfig, type AppConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
 import type { MessageRequest } from '#lib/messages/index.js';
 import {
   changes,
@@ -8,61 +8,95 @@ import {
   type WithdrawReason,
 } from '#lib/model/index.js';
 import { LANES } from '#lib/resources/index.js';
+import { StoreRejectedError } from '#lib/store/index.js';
+import { MessageTooLargeError, RetryLaterError } from './errors.js';
+import { assertStorable, largestField } from './size.js';
 import type { Accepted, IngestDeps } from './types.js';
 
 /** The error code of a record whose enqueue failed (the client was answered 503). */
 export const ENQUEUE_FAILED = 'enqueue_failed' satisfies WithdrawReason;
 
-/** Writes the new records; true at the index of each record that was stored. */
+/**
+ * What became of one record's write: stored; not stored (503, retry); or refused for good by DynamoDB — too large
+ * (413), or another ValidationException, which is the gateway's bug (500), never "unavailable, retry".
+ */
+type Stored = true | false | Error;
+
+function rejection(err: StoreRejectedError, record: MessageRecord): Error {
+  if (!err.tooLarge) return err;
+  // The size check let it through (it errs safe, so this is rare): the same 413.
+  const largest = largestField(record.request);
+  return new MessageTooLargeError('the message is too large to store', [
+    { field: largest.field, message: `${largest.bytes} bytes; make it smaller` },
+  ]);
+}
+
+/** One record by PutItem: a fresh id, so `exists` means an earlier write of ours whose answer was lost. */
+function createOne(deps: IngestDeps, r: MessageRecord): Promise<Stored> {
+  return deps.messages.create(r).then(
+    () => true,
+    (err: unknown) => {
+      deps.logger.error('could not store message record', { err, messageId: r.id });
+      return err instanceof StoreRejectedError ? rejection(err, r) : false;
+    },
+  );
+}
+
+/** Writes the new records; at each index whether it was stored. */
 async function storeRecords(
   deps: IngestDeps,
   records: MessageRecord[],
   mode: 'single' | 'batch',
-): Promise<boolean[]> {
-  if (mode === 'single') {
-    return Promise.all(
-      records.map((r) =>
-        // `exists` counts as stored: the id is fresh, so the SDK retried a write whose first answer was lost
-        // (e.g. DynamoDB restarting), and the record there is ours.
-        deps.messages.create(r).then(
-          () => true,
-          (err: unknown) => {
-            deps.logger.error('could not store message record', { err, messageId: r.id });
-            return false;
-          },
-        ),
-      ),
-    );
-  }
-  const unwritten = new Set(
-    await deps.messages.createBatch(records).catch((err: unknown) => {
-      deps.logger.error('could not store message records', { err, count: records.length });
-      return records.map((r) => r.id);
-    }),
-  );
-  for (const id of unwritten) deps.logger.error('could not store message record', { messageId: id });
+): Promise<Stored[]> {
+  if (mode === 'single') return Promise.all(records.map((r) => createOne(deps, r)));
+  const { unwritten, tooLarge } = await deps.messages.createBatch(records).catch((err: unknown) => {
+    deps.logger.error('could not store message records', { err, count: records.length });
+    return { unwritten: records.map((r) => r.id), tooLarge: [] as string[] };
+  });
+  const notWritten = new Set(unwritten);
+  const refused = new Set(tooLarge);
+  for (const id of notWritten) deps.logger.error('could not store message record', { messageId: id });
   // "Not written" may still have been written (a request that timed out after DynamoDB applied it): such a
   // record must not stay `queued` with no queue message behind it. Best effort; a missing record is fine.
   await Promise.all(
     records
-      .filter((r) => unwritten.has(r.id))
+      .filter((r) => notWritten.has(r.id) && !refused.has(r.id))
       .map((r) =>
         deps.messages.transition(r.id, changes.withdraw(r.createdAt, 'store_failed')).catch(() => false),
       ),
   );
-  return records.map((r) => !unwritten.has(r.id));
+  return records.map((r) =>
+    refused.has(r.id)
+      ? rejection(
+          new StoreRejectedError({ cause: new Error('Item size has exceeded the maximum allowed size') }),
+          r,
+        )
+      : !notWritten.has(r.id),
+  );
 }
 
 /**
- * Stores the records of validated requests, then queues them in their priority lanes. Undefined at the index of
- * each message that was not accepted (the client is answered 503 for it); such a record is never left `queued`.
+ * The duplicate_check_interval every attempt of the message will carry, fixed now so that all attempts are the same
+ * request (lib/messages `toWecomSendBody`): the client's own when it asked for the check, 0 when it opted out,
+ * else the app's `delivery.duplicateCheckSeconds`.
+ */
+export function duplicateCheckSecondsFor(req: MessageRequest, app: AppConfig | undefined): number {
+  if (req.duplicateProtection === false) return 0;
+  if (req.options.enable_duplicate_check === 1) return req.options.duplicate_check_interval ?? 1800;
+  return app?.delivery?.duplicateCheckSeconds ?? DELIVERY_DEFAULTS.duplicateCheckSeconds;
+}
+
+/**
+ * Stores the records of validated requests, then queues them in their priority lanes. At the index of each message
+ * that was not accepted: the error to answer (413 too large; 503 when it could not be stored or queued, and then its
+ * record is never left `queued`).
  */
 export async function acceptAll(
   deps: IngestDeps,
   apiKey: ApiKeyConfig,
   items: { id: string; req: MessageRequest }[],
   mode: 'single' | 'batch',
-): Promise<(Accepted | undefined)[]> {
+): Promise<(Accepted | Error)[]> {
   const now = (deps.now ?? Date.now)();
   const createdAt = new Date(now).toISOString();
   const expiresAt = Math.floor(now / 1000) + deps.config.retentionDays * 86_400;
@@ -75,13 +109,31 @@ export async function acceptAll(
       apiKey: apiKey.name,
       createdAt,
       expiresAt,
+      duplicateCheckSeconds: duplicateCheckSecondsFor(req, deps.config.apps[req.app]),
     }),
   );
+  // 0. Too large to store or queue: 413 naming the field, before anything is written.
+  const refused = new Map<string, Error>();
+  for (const r of records) {
+    try {
+      assertStorable(r, toQueuedMessage(r));
+    } catch (err) {
+      refused.set(r.id, err as Error);
+    }
+  }
+  const storable = records.filter((r) => !refused.has(r.id));
   // 1. Records first (a status query must never 404 for an id we return): one conditional PutItem for a single
   // message, BatchWriteItem (25 per request) for a batch.
-  const stored = await storeRecords(deps, records, mode);
-  // 2. Enqueue, per lane: a single message with SendMessage, a batch with SendMessageBatch in chunks of 10.
-  const failedIds = new Set<string>(records.filter((_, i) => !stored[i]).map((r) => r.id));
+  const outcomes = storable.length > 0 ? await storeRecords(deps, storable, mode) : [];
+  storable.forEach((r, i) => {
+    const o = outcomes[i];
+    if (o !== true && o !== false && o !== undefined) refused.set(r.id, o);
+  });
+  const stored = records.map((r) => outcomes[storable.indexOf(r)] === true);
+  // 2. Enqueue, per lane: a single message with SendMessage, a batch with SendMessageBatch (≤ 10 per request).
+  const failedIds = new Set<string>(
+    records.filter((r, i) => !stored[i] && !refused.has(r.id)).map((r) => r.id),
+  );
   await Promise.all(
     LANES.map(async (lane) => {
       const laneRecords = records.filter((r, i) => stored[i] && r.priority === lane);
@@ -112,6 +164,12 @@ export async function acceptAll(
           ),
       ),
   );
-  deps.metrics.count('Accepted', records.length - failedIds.size);
-  return records.map((r) => (failedIds.has(r.id) ? undefined : { id: r.id, status: 'queued' as const }));
+  deps.metrics.count('Accepted', records.length - failedIds.size - refused.size);
+  return records.map(
+    (r) =>
+      refused.get(r.id) ??
+      (failedIds.has(r.id)
+        ? new RetryLaterError('could not queue the message; retry')
+        : { id: r.id, status: 'queued' as const }),
+  );
 }

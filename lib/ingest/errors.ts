@@ -21,6 +21,7 @@ export type IngestErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'payload_too_large'
   | 'unavailable';
 
 /**
@@ -75,6 +76,22 @@ export class StateConflictError extends IngestError {
   override readonly name = 'StateConflictError';
   constructor(code: StateConflictCode, message: string) {
     super(code, message);
+  }
+}
+
+/** No such app, or one the key may not use (the same answer, so app names do not leak). */
+export class AppNotFoundError extends IngestError {
+  override readonly name = 'AppNotFoundError';
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
+
+/** The message is valid for WeCom but too large to store and queue (413, naming the largest field). */
+export class MessageTooLargeError extends IngestError {
+  override readonly name = 'MessageTooLargeError';
+  constructor(message: string, details: readonly ValidationIssue[]) {
+    super('payload_too_large', message, details);
   }
 }
 

@@ -6,6 +6,7 @@ export {
   type IngestErrorCode,
   InvalidRequestError,
   MessageNotFoundError,
+  MessageTooLargeError,
   RetryLaterError,
   StateConflictError,
   UnauthenticatedError,

@@ -51,6 +51,11 @@ export async function recallMessage(
     }
     throw new RetryLaterError('WeCom could not recall the message right now; retry the recall');
   }
+  if (record.firstDelivery) {
+    // A first delivery is stored beside the record and folded in on read: write it into the record first, so the
+    // recall (allowed from `sent` only) applies. Conditional like any change: a no-op when already written.
+    await deps.messages.transition(id, changes.send(record.firstDelivery.at, record.firstDelivery.receipt));
+  }
   await deps.messages.transition(id, changes.recall(new Date(now).toISOString()));
   return { status: 'recalled' };
 }

@@ -40,6 +40,7 @@ export async function submitMessage(
   try {
     const [accepted] = await acceptAll(deps, apiKey, [{ id, req }], 'single');
     if (!accepted) throw new RetryLaterError('could not queue the message; retry');
+    if (accepted instanceof Error) throw accepted;
     if (keyHash) await markKeyAccepted(deps, apiKey, keyHash, id);
     return accepted;
   } catch (err) {
@@ -84,10 +85,13 @@ export async function submitBatch(
   if (valid.length > 0) {
     const accepted = await acceptAll(deps, apiKey, valid, 'batch');
     valid.forEach((v, i) => {
+      const a = accepted[i];
       results.push(
-        accepted[i]
-          ? { index: v.index, id: v.id, status: 'queued' }
-          : { index: v.index, error: new RetryLaterError('could not queue the message; retry') },
+        a === undefined
+          ? { index: v.index, error: new RetryLaterError('could not queue the message; retry') }
+          : a instanceof Error
+            ? { index: v.index, error: a }
+            : { index: v.index, id: v.id, status: 'queued' },
       );
     });
   }

@@ -25,6 +25,8 @@ export interface MessageStatusView {
   wecom: ({ msgid: string } & Record<(typeof RECEIPT_LISTS)[number], string>) | null;
   error: MessageError | null;
   events: MessageEvent[];
+  /** Events of a long run of retries or deferrals that were counted instead of listed (the newest is listed). */
+  events_omitted: number;
 }
 
 /** GET /v1/messages/{id}: 404 (not 403) for ids of apps the key may not read, so ids do not leak. */
@@ -49,7 +51,8 @@ function toStatusView(r: MessageRecord): MessageStatusView {
     metadata: r.metadata ?? {},
     wecom: r.wecom ? receiptView(r.wecom) : null,
     error: r.error ?? null,
-    events: recentEvents(r.events),
+    events: recentEvents(r),
+    events_omitted: r.eventsOmitted ?? 0,
   };
 }
 

@@ -123,6 +123,8 @@ export const GATEWAY_LIMITS = {
   maxMetadataPairs: 20,
   maxMetadataKeyChars: 64,
   maxMetadataValueChars: 512,
+  /** ttl_seconds: at most the 14 days a queue keeps a message (the app's delivery budget may end it sooner). */
+  maxTtlSeconds: 14 * 86_400,
   /** Enough to fix a payload in one round trip without flooding the error response. */
   maxIssues: 20,
 } as const;

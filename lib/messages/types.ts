@@ -32,6 +32,10 @@ export interface MessageRequest {
   /** The msgtype object exactly as it will be sent to WeCom (e.g. the `text` object). */
   content: Record<string, unknown>;
   options: SendOptions;
+  /** `ttl_seconds`: not delivered by then → `expired`. */
+  ttlSeconds?: number;
+  /** `duplicate_protection: false`: the client opted out of WeCom's duplicate check (README "Duplicates"). */
+  duplicateProtection?: false;
 }
 
 /** One problem with the request: `field` is a path such as `news.articles[3].title` ('(body)' for the body itself). */

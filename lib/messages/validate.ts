@@ -102,6 +102,14 @@ export function validateMessageRequest(body: unknown): ValidationResult {
     issues.push({ field: 'safe', message: '2 is only allowed for msgtype mpnews' });
   }
 
+  // Opting out of the duplicate check and asking for it at once cannot both be honoured.
+  if (body.duplicate_protection === false && body.enable_duplicate_check === 1) {
+    issues.push({
+      field: 'duplicate_protection',
+      message: 'false contradicts enable_duplicate_check: 1; send one of them',
+    });
+  }
+
   if (issues.length > 0 || !gateway.success || !content.success) {
     return { ok: false, issues: finalizeIssues(issues) };
   }
@@ -121,6 +129,8 @@ export function validateMessageRequest(body: unknown): ValidationResult {
     msgtype,
     content: (content.output as Record<string, unknown>)[msgtype] as Record<string, unknown>,
     options,
+    ...(fields.ttl_seconds !== undefined && { ttlSeconds: fields.ttl_seconds }),
+    ...(fields.duplicate_protection === false && { duplicateProtection: false as const }),
   };
   return { ok: true, value };
 }

@@ -5,22 +5,23 @@ import type { MessageRequest } from './types.js';
  * Builds the exact WeCom `message/send` JSON body: recipients joined with `|` (only the non-empty
  * ones), `agentid` from the app's configuration, the msgtype object unchanged, and the send flags.
  *
- * `enable_duplicate_check` is sent only when the client asked for it or the sender forces it for a
- * redelivery whose first attempt may have reached WeCom (SPEC §4): turning it on for every message
- * would make WeCom swallow legitimate repeats. A forced check looks back as far as WeCom allows (4 h),
- * unless the client asked for the check with its own interval. Keys are always emitted in the same
- * order, so a retry produces byte-identical JSON — which is what WeCom's duplicate check compares
- * ("同样内容(请求json)的消息").
+ * WeCom's duplicate check is what makes a resend after a lost answer safe, and WeCom's wording
+ * ("同样内容(请求json)的消息") allows a reading in which it compares only flagged requests with flagged
+ * requests, byte for byte. So every attempt of a message is the same request: flagged from the first
+ * attempt with the interval fixed when the message was accepted (`duplicateCheckSeconds`, the client's
+ * own interval when it asked for the check), keys always in the same order. `duplicateCheckSeconds: 0`
+ * (the client opted out) sends no flag. `forceDuplicateCheck` is for messages queued before the interval
+ * was fixed at acceptance: their resends are flagged with the longest interval, as they always were.
  *
  * @example
- * toWecomSendBody(req, 1000002, { forceDuplicateCheck: true });
+ * toWecomSendBody(req, 1000002, { duplicateCheckSeconds: 3600 });
  * // { touser: 'zhangsan|lisi', msgtype: 'text', agentid: 1000002, text: { content: '…' },
- * //   enable_duplicate_check: 1, duplicate_check_interval: 14400 }
+ * //   enable_duplicate_check: 1, duplicate_check_interval: 3600 }
  */
 export function toWecomSendBody(
   req: MessageRequest,
   agentid: number,
-  opts: { forceDuplicateCheck?: boolean } = {},
+  opts: { duplicateCheckSeconds?: number; forceDuplicateCheck?: boolean } = {},
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const { touser, toparty, totag } = req.recipients;
@@ -37,6 +38,11 @@ export function toWecomSendBody(
   if (enable_duplicate_check === 1) {
     body.enable_duplicate_check = 1;
     if (duplicate_check_interval !== undefined) body.duplicate_check_interval = duplicate_check_interval;
+  } else if (opts.duplicateCheckSeconds !== undefined) {
+    if (opts.duplicateCheckSeconds > 0) {
+      body.enable_duplicate_check = 1;
+      body.duplicate_check_interval = opts.duplicateCheckSeconds;
+    }
   } else if (opts.forceDuplicateCheck === true) {
     body.enable_duplicate_check = 1;
     body.duplicate_check_interval = LIMITS.options.maxDuplicateCheckIntervalSeconds;

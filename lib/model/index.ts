@@ -5,6 +5,7 @@ export {
   toQueuedMessage,
 } from './queue-body.js';
 export {
+  type FirstDelivery,
   type MessageError,
   type MessageEvent,
   type MessageRecord,
@@ -16,7 +17,6 @@ export {
   type RecordOrigin,
   receiptOf,
   STATUS,
-  sentRecord,
   TERMINAL_STATUSES,
   type WecomReceipt,
 } from './record.js';
@@ -24,8 +24,11 @@ export {
   applyChange,
   changes,
   type FailedAttempt,
+  MAX_LISTED_DEFERRALS,
+  MAX_LISTED_RETRIES,
   type StatusChange,
   TRANSITIONS,
   type TransitionName,
   type WithdrawReason,
+  withFirstDelivery,
 } from './transitions.js';

@@ -12,6 +12,13 @@ export interface QueuedMessage extends RecordOrigin {
   generation: number;
   /** Carried by deferred copies: an attempt before the deferral may have reached WeCom (see MessageRecord). */
   mayHaveReachedWecom?: true;
+  /** Carried by deferred copies: when the first of those attempts started (see MessageRecord). */
+  mayHaveReachedAt?: string;
+  /**
+   * Carried by copies made for a retry: failed attempts before this copy. The retry backoff keeps growing across
+   * copies, which reset SQS's receive count (absent: none).
+   */
+  priorFailures?: number;
 }
 
 /** The body that queues a freshly stored record. */
@@ -25,6 +32,7 @@ export const toQueuedMessage = (r: MessageRecord): QueuedMessage => ({
   apiKey: r.apiKey,
   request: r.request,
   generation: r.generation,
+  ...(r.duplicateCheckSeconds !== undefined ? { duplicateCheckSeconds: r.duplicateCheckSeconds } : {}),
 });
 
 /** The SQS `MessageBody` of a queued message. */

@@ -11,6 +11,8 @@ export const STATUS = {
   sent: 'sent',
   failed: 'failed',
   dead: 'dead',
+  /** Not delivered within the message's own `ttl_seconds`: dropped on purpose, never sent. */
+  expired: 'expired',
   recalled: 'recalled',
 } as const;
 export type MessageStatus = (typeof STATUS)[keyof typeof STATUS];
@@ -20,6 +22,7 @@ export const TERMINAL_STATUSES: ReadonlySet<MessageStatus> = new Set([
   STATUS.sent,
   STATUS.failed,
   STATUS.dead,
+  STATUS.expired,
   STATUS.recalled,
 ]);
 
@@ -68,7 +71,22 @@ export interface MessageRecord {
   request: MessageRequest;
   wecom?: WecomReceipt;
   error?: MessageError;
+  /** At most a bounded number of events (lib/model `changes` decides which are kept); see `lastEvent`. */
   events?: MessageEvent[];
+  /** The newest event, when it was one too many for `events` (a long run of retries or deferrals). */
+  lastEvent?: MessageEvent;
+  /** How many events were counted here instead of being appended to `events`. */
+  eventsOmitted?: number;
+  /**
+   * When the first attempt that may have reached WeCom without a recorded answer started (ISO time). WeCom's
+   * duplicate check protects a resend only within the message's interval after it (lib/sender).
+   */
+  mayHaveReachedAt?: string;
+  /**
+   * A first delivery's outcome, stored beside the record (lib/store) and folded into it on read; set on a record
+   * read back whose `sent` status came from it.
+   */
+  firstDelivery?: FirstDelivery;
   /**
    * Deferral generation: every deferral re-enqueues a fresh SQS copy with generation + 1, so a stale copy
    * (its original was not deleted) recognises itself and is dropped instead of sending twice.
@@ -91,6 +109,8 @@ export interface MessageRecord {
   mayHaveReachedWecom?: true;
   /** Highest deferred copy (generation) that has claimed the right to send: a duplicate copy stands down. */
   claimedGeneration?: number;
+  /** See RecordOrigin. */
+  duplicateCheckSeconds?: number;
   /** Epoch seconds; DynamoDB TTL. */
   expiresAt: number;
 }
@@ -106,6 +126,18 @@ export interface RecordOrigin {
   createdAt: string;
   /** Epoch seconds; DynamoDB TTL. */
   expiresAt: number;
+  /**
+   * WeCom's `duplicate_check_interval` every attempt of this message carries, fixed at acceptance so that every
+   * attempt is the same request (lib/messages `toWecomSendBody`); 0 when the client opted out. Absent on records
+   * and queue bodies written before it existed.
+   */
+  duplicateCheckSeconds?: number;
+}
+
+/** The outcome of a first delivery, as the sender stores it apart from the record. */
+export interface FirstDelivery {
+  at: string;
+  receipt: WecomReceipt;
 }
 
 /**
@@ -129,23 +161,7 @@ export function newRecord(o: RecordOrigin): MessageRecord {
     events: [{ at: o.createdAt, type: 'queued' }],
     generation: 0,
     expiresAt: o.expiresAt,
-  };
-}
-
-/**
- * The record of a message sent on its first delivery: exactly what ingest wrote plus the outcome, so the sender
- * can write it whole, without reading it first.
- */
-export function sentRecord(o: RecordOrigin, receipt: WecomReceipt, at: string): MessageRecord {
-  const record = newRecord(o);
-  return {
-    ...record,
-    status: STATUS.sent,
-    attempts: 1,
-    updatedAt: at,
-    sentAt: at,
-    wecom: receipt,
-    events: [...(record.events ?? []), sentEvent(at, receipt)],
+    ...(o.duplicateCheckSeconds !== undefined ? { duplicateCheckSeconds: o.duplicateCheckSeconds } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import {
+  type FirstDelivery,
   type MessageError,
   type MessageEvent,
   type MessageRecord,
@@ -17,13 +18,18 @@ import {
 export const TRANSITIONS = {
   /** Ingest: a record whose request was answered 503 (not stored, not queued, or replaced by a retry). */
   withdraw: { from: [STATUS.queued], to: STATUS.failed },
-  /** Sender: WeCom took the message (a redelivery or deferred copy; first deliveries write `sentRecord` whole). */
+  /**
+   * Sender: WeCom took the message. A first delivery stores this change beside the record instead (lib/store
+   * `putFirstDeliveries`) and it is applied on read ({@link withFirstDelivery}), under the same `from`.
+   */
   // `dead` too: an operator may have redriven a message from its DLQ.
   send: { from: [...PENDING_STATUSES, STATUS.dead], to: STATUS.sent },
-  /** Sender: an attempt failed; SQS delivers the message again after a backoff. */
+  /** Sender: an attempt failed; the message comes again after a backoff (SQS, or a fresh copy). */
   retry: { from: PENDING_STATUSES, to: STATUS.queued },
-  /** Sender: the last allowed receive failed; SQS moves the message to the DLQ. */
+  /** Sender: the message's delivery budget ran out while it kept failing or waiting. */
   die: { from: PENDING_STATUSES, to: STATUS.dead },
+  /** Sender: its own `ttl_seconds` ran out before it could be delivered. */
+  expire: { from: PENDING_STATUSES, to: STATUS.expired },
   /** Sender: waiting for quota or a paused app; a fresh copy (generation + 1) is queued with a delay. */
   defer: { from: PENDING_STATUSES, to: STATUS.deferred },
   /** Sender: WeCom refused it for good, or no window could ever hold it. */
@@ -49,6 +55,13 @@ export interface StatusChange {
   error?: MessageError;
   sentAt?: string;
   generation?: number;
+  /**
+   * `count`: the event is one of a long run (retries, deferrals) past what the record lists: it is kept as the
+   * record's `lastEvent` and counted in `eventsOmitted` instead of being appended, so the item stays bounded.
+   */
+  eventMode?: 'append' | 'count';
+  /** Sets `mayHaveReachedAt` unless the record has one (the earliest such time wins). */
+  mayHaveReachedAt?: string;
   /**
    * What this change proves about the attempt it records. A number: the attempt certainly did not reach WeCom, and
    * was that receive of its generation (0: the deferral that made the copy). `false`: no proof (clears an older one).
@@ -78,20 +91,41 @@ export type WithdrawReason = keyof typeof WITHDRAWN;
 export interface FailedAttempt {
   /** Its SQS receive count. */
   receive: number;
-  /** `no`: it certainly did not reach WeCom; `unknown`: it may have (a timeout, a lost answer). */
+  /** Failed attempts of the message so far, this one included (across copies): decides whether it is listed. */
+  number: number;
+  /** When it started (ISO time). */
+  startedAt: string;
+  /**
+   * `no`: it certainly did not reach WeCom (WeCom answered an error, or it failed before `message/send` was
+   * called); `unknown`: `message/send` was called and its answer is missing (a timeout, a lost answer).
+   */
   reached: 'no' | 'unknown';
-  /** An earlier attempt may have reached WeCom (the queue body's sticky marker): the marker stays set. */
-  earlierMayHaveReached: boolean;
+  /**
+   * When the first earlier attempt that may have reached WeCom started (the queue body's or record's marker);
+   * undefined when none may have. The sticky marker stays set.
+   */
+  earlierMayHaveReachedAt: string | undefined;
   /** Short cause for the event list: `errcode 45033`, `ECONNRESET`. */
   detail: string;
 }
 
-const attemptFields = (a: FailedAttempt) => ({
-  attemptsDelta: 1,
-  missedWecomAtReceive: a.reached === 'no' ? a.receive : (false as const),
-  // This attempt may have reached WeCom, or ran with the check because an earlier one may have: sticky.
-  ...(a.reached !== 'no' || a.earlierMayHaveReached ? { mayHaveReachedWecom: true as const } : {}),
-});
+/** Retries and deferrals listed in a record's events; later ones are counted (StatusChange `eventMode`). */
+export const MAX_LISTED_RETRIES = 20;
+export const MAX_LISTED_DEFERRALS = 20;
+
+/** The earliest time an attempt may have reached WeCom, once this attempt is known. */
+const mayHaveReachedSince = (a: FailedAttempt): string | undefined =>
+  a.earlierMayHaveReachedAt ?? (a.reached === 'unknown' ? a.startedAt : undefined);
+
+const attemptFields = (a: FailedAttempt) => {
+  const since = mayHaveReachedSince(a);
+  return {
+    attemptsDelta: 1,
+    missedWecomAtReceive: a.reached === 'no' ? a.receive : (false as const),
+    // This attempt may have reached WeCom, or ran with the check because an earlier one may have: sticky.
+    ...(since ? { mayHaveReachedWecom: true as const, mayHaveReachedAt: since } : {}),
+  };
+};
 
 /**
  * The named status changes, each with exactly the fields it writes.
@@ -109,22 +143,41 @@ export const changes = {
     wecom: receipt,
     attemptsDelta: 1,
   }),
-  retry: (at: string, attempt: FailedAttempt): StatusChange => ({
+  /** `generation`: set when the retry travels as a fresh copy (its receive count starts again). */
+  retry: (at: string, attempt: FailedAttempt, generation?: number): StatusChange => ({
     ...change('retry', at, { type: 'retry', detail: attempt.detail }),
     ...attemptFields(attempt),
+    ...(generation !== undefined
+      ? { generation, missedWecomAtReceive: attempt.reached === 'no' ? 0 : false }
+      : {}),
+    eventMode: attempt.number > MAX_LISTED_RETRIES ? 'count' : 'append',
   }),
-  die: (at: string, attempt: FailedAttempt, error: MessageError): StatusChange => ({
-    ...change('die', at, { type: 'dead', detail: attempt.detail }),
-    ...attemptFields(attempt),
+  /** The budget ran out with a failed attempt (`attempt`), or while waiting (no attempt: nothing was tried). */
+  die: (at: string, attempt: FailedAttempt | undefined, error: MessageError): StatusChange => ({
+    ...change('die', at, { type: 'dead', detail: attempt?.detail ?? error.code }),
+    ...(attempt ? attemptFields(attempt) : {}),
     error,
   }),
-  /** `generation`: the new copy's; `detail` says why and for how long. */
-  defer: (at: string, generation: number, earlierMayHaveReached: boolean, detail: string): StatusChange => ({
+  expire: (at: string, error: MessageError): StatusChange => ({
+    ...change('expire', at, { type: 'expired', detail: error.code }),
+    error,
+  }),
+  /**
+   * `generation`: the new copy's; `mayHaveReachedAt`: when the first attempt that may have reached WeCom started
+   * (undefined: none may have); `detail` says why and for how long.
+   */
+  defer: (
+    at: string,
+    generation: number,
+    mayHaveReachedAt: string | undefined,
+    detail: string,
+  ): StatusChange => ({
     ...change('defer', at, { type: 'deferred', detail }),
     generation,
     // Deferring proves this receive did not reach WeCom; the copy's own first receive may rely on that.
     missedWecomAtReceive: 0,
-    ...(earlierMayHaveReached ? { mayHaveReachedWecom: true as const } : {}),
+    ...(mayHaveReachedAt ? { mayHaveReachedWecom: true as const, mayHaveReachedAt } : {}),
+    eventMode: generation > MAX_LISTED_DEFERRALS ? 'count' : 'append',
   }),
   fail: (at: string, error: MessageError): StatusChange => ({
     ...change('fail', at, { type: 'failed', detail: error.code }),
@@ -141,13 +194,17 @@ export const changes = {
 export function applyChange(record: MessageRecord, c: StatusChange): MessageRecord | undefined {
   if (!c.from.includes(record.status)) return undefined;
   const r: MessageRecord = { ...record, status: c.to, updatedAt: c.at };
-  r.events = [...(record.events ?? []), c.event];
+  if (c.eventMode === 'count') {
+    r.lastEvent = c.event;
+    r.eventsOmitted = (record.eventsOmitted ?? 0) + 1;
+  } else r.events = [...(record.events ?? []), c.event];
   if (c.attemptsDelta) r.attempts += c.attemptsDelta;
   if (c.wecom) r.wecom = c.wecom;
   if (c.error) r.error = c.error;
   if (c.sentAt) r.sentAt = c.sentAt;
   if (c.generation !== undefined) r.generation = c.generation;
   if (c.mayHaveReachedWecom) r.mayHaveReachedWecom = true;
+  if (c.mayHaveReachedAt && record.mayHaveReachedAt === undefined) r.mayHaveReachedAt = c.mayHaveReachedAt;
   if (c.missedWecomAtReceive === false) {
     delete r.lastAttemptReachedWecom;
     delete r.notReachedAtReceive;
@@ -156,4 +213,17 @@ export function applyChange(record: MessageRecord, c: StatusChange): MessageReco
     r.notReachedAtReceive = c.missedWecomAtReceive;
   }
   return r;
+}
+
+/**
+ * A record with its first delivery folded in: the `send` change applied as the store would have applied it, under
+ * the same condition. A record that meanwhile became `failed`, `expired` or `recalled` stays so: a first delivery
+ * never moves a status backwards.
+ *
+ * @example const record = withFirstDelivery(stored, { at, receipt: { msgid } });
+ */
+export function withFirstDelivery(record: MessageRecord, delivery: FirstDelivery | undefined): MessageRecord {
+  if (!delivery) return record;
+  const sent = applyChange(record, changes.send(delivery.at, delivery.receipt));
+  return sent ? { ...sent, firstDelivery: delivery } : record;
 }

@@ -76,6 +76,15 @@ export class Metrics {
     return Object.fromEntries([...this.values, ...this.maxima]);
   }
 
+  /** The per-app counters, as `name{app=…}` → value (tests, benchmarks). */
+  snapshotDimensioned(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [app, counts] of this.byApp) {
+      for (const [name, value] of counts) out[`${name}{${APP_DIMENSION}=${app}}`] = value;
+    }
+    return out;
+  }
+
   flush(now = Date.now()): void {
     const values = this.snapshot();
     const byApp = [...this.byApp];

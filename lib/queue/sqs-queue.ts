@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { AWS_MAX_ATTEMPTS, AWS_REQUEST_HANDLER, isAwsUnavailable, sendOptions } from '#lib/aws/index.js';
 import { encodeQueuedMessage, type QueuedMessage } from '#lib/model/index.js';
-import type { LaneName } from '#lib/resources/index.js';
+import { type LaneName, QUEUE_MAX_MESSAGE_BYTES } from '#lib/resources/index.js';
 import { QueueUnavailableError } from './errors.js';
 import { MAX_DELAY_SECONDS, type MessageQueue } from './message-queue.js';
 
@@ -50,15 +50,13 @@ export class SqsMessageQueue implements MessageQueue {
 
   async enqueueBatch(lane: LaneName, messages: QueuedMessage[]): Promise<string[]> {
     const failed: string[] = [];
-    const chunks: QueuedMessage[][] = [];
-    for (let i = 0; i < messages.length; i += 10) chunks.push(messages.slice(i, i + 10));
     await Promise.all(
-      chunks.map(async (chunk) => {
+      batchChunks(messages).map(async (chunk) => {
         try {
           const out = await this.sqs.send(
             new SendMessageBatchCommand({
               QueueUrl: this.urls[lane],
-              Entries: chunk.map((m, i) => ({ Id: String(i), MessageBody: encodeQueuedMessage(m) })),
+              Entries: chunk.map((m, i) => ({ Id: String(i), MessageBody: m.body })),
             }),
           );
           for (const f of out.Failed ?? []) {
@@ -82,6 +80,30 @@ export class SqsMessageQueue implements MessageQueue {
       }),
     );
   }
+}
+
+/**
+ * SendMessageBatch takes at most 10 entries whose bodies together stay within the queue's maximum message size
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html): chunks that
+ * respect both, so a few large messages never make a whole chunk fail.
+ */
+function batchChunks(messages: QueuedMessage[]): { id: string; body: string }[][] {
+  const chunks: { id: string; body: string }[][] = [];
+  let chunk: { id: string; body: string }[] = [];
+  let bytes = 0;
+  for (const m of messages) {
+    const body = encodeQueuedMessage(m);
+    const size = Buffer.byteLength(body);
+    if (chunk.length === 10 || (chunk.length > 0 && bytes + size > QUEUE_MAX_MESSAGE_BYTES)) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push({ id: m.id, body });
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
 }
 
 const clamp = (n: number, min: number, max: number): number => Math.min(max, Math.max(min, Math.round(n)));

@@ -23,6 +23,8 @@ export interface QueueDefinition {
   readonly id: string;
   readonly visibilityTimeoutSeconds: number;
   readonly retentionSeconds: number;
+  /** SQS MaximumMessageSize: the largest body the queue takes (ingest answers 413 for a message that would not fit). */
+  readonly maximumMessageBytes: number;
   /** Where messages go after `maxReceiveCount` receives. Undefined for the DLQs themselves. */
   readonly deadLetter?: { readonly queueId: string; readonly maxReceiveCount: number };
 }
@@ -165,21 +167,40 @@ const LANE_RETENTION_SECONDS = 7 * DAY;
  */
 const DLQ_RETENTION_SECONDS = 14 * DAY;
 
+/**
+ * Pinned to SQS's long-standing default, 256 KiB, rather than left to the emulator (fauxqs: 1 MiB) or raised to
+ * SQS's newer 1 MiB maximum: ten such bodies in one Lambda event stay far below Lambda's 6 MB invocation payload,
+ * and a message's DynamoDB record (400 KB per item) always has room for its events and receipt.
+ */
+export const QUEUE_MAX_MESSAGE_BYTES = 262_144;
+
 export const QUEUES = {
   high: {
     id: 'high',
     visibilityTimeoutSeconds: LANE_VISIBILITY_SECONDS,
     retentionSeconds: LANE_RETENTION_SECONDS,
+    maximumMessageBytes: QUEUE_MAX_MESSAGE_BYTES,
     deadLetter: { queueId: 'high-dlq', maxReceiveCount: MAX_RECEIVE_COUNT },
   },
   normal: {
     id: 'normal',
     visibilityTimeoutSeconds: LANE_VISIBILITY_SECONDS,
     retentionSeconds: LANE_RETENTION_SECONDS,
+    maximumMessageBytes: QUEUE_MAX_MESSAGE_BYTES,
     deadLetter: { queueId: 'normal-dlq', maxReceiveCount: MAX_RECEIVE_COUNT },
   },
-  'high-dlq': { id: 'high-dlq', visibilityTimeoutSeconds: 30, retentionSeconds: DLQ_RETENTION_SECONDS },
-  'normal-dlq': { id: 'normal-dlq', visibilityTimeoutSeconds: 30, retentionSeconds: DLQ_RETENTION_SECONDS },
+  'high-dlq': {
+    id: 'high-dlq',
+    visibilityTimeoutSeconds: 30,
+    retentionSeconds: DLQ_RETENTION_SECONDS,
+    maximumMessageBytes: QUEUE_MAX_MESSAGE_BYTES,
+  },
+  'normal-dlq': {
+    id: 'normal-dlq',
+    visibilityTimeoutSeconds: 30,
+    retentionSeconds: DLQ_RETENTION_SECONDS,
+    maximumMessageBytes: QUEUE_MAX_MESSAGE_BYTES,
+  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueId = keyof typeof QUEUES;

@@ -13,9 +13,14 @@ export async function createIngestDeps(
   opts: RuntimeOptions = {},
 ): Promise<IngestDeps & Closable & { configSource: ConfigSource }> {
   // Ingest only recalls now and then: Node's fetch keeps undici out of its bundle.
-  const s = await buildCommonDeps('ingest', opts, (env, userAgent) =>
-    createFetchWecomClient({ baseUrl: env.wecomApiBase, userAgent }),
+  // A token wait shorter than the function's 10 s timeout, so a recall answers the gateway's own 503 (review L2).
+  const s = await buildCommonDeps(
+    'ingest',
+    opts,
+    (env, userAgent) => createFetchWecomClient({ baseUrl: env.wecomApiBase, userAgent }),
+    { maxWaitMs: 5_000 },
   );
+
   return {
     // Read on every use: the config source swaps in a re-read config (lib/config/source.ts).
     get config() {

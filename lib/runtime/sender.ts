@@ -32,6 +32,8 @@ export async function createSenderDeps(
       opts.quotaGuardMs,
     ),
     pauses: new PauseCache(new DynamoPauseStore(s.db, s.env.tableName)),
+    ...(opts.windows ? { windows: opts.windows } : {}),
+    ...(opts.configProbeMs ? { configProbeMs: opts.configProbeMs } : {}),
     wecom: s.wecom,
     logger: s.logger,
     metrics: s.metrics,

@@ -1,5 +1,12 @@
 export { DEFAULT_RETRY, fullJitterSeconds, type RetryPolicy } from './backoff.js';
-export { PauseCache } from './pause.js';
+export {
+  dayEndOf,
+  type Gate,
+  nextPause,
+  PauseCache,
+  type PauseCacheOptions,
+  type PauseSchedule,
+} from './pause.js';
 export {
   effectiveLimit,
   type QuotaDecision,

@@ -1,10 +1,24 @@
+import type { AppConfig } from '#lib/config/index.js';
 import { changes, type FailedAttempt, type QueuedMessage } from '#lib/model/index.js';
 import type { Logger } from '#lib/observability/index.js';
 import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
-import { errcodeHint, WecomApiError, WecomError, WecomTransportError } from '#lib/wecom/index.js';
+import { errcodeHint, TokenUnavailableError, WecomApiError, WecomError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
+import { type Deadline, deadlineOf } from './deadline.js';
+import { pauseForError } from './hold.js';
+import type { Gate } from './pause.js';
 import type { QuotaDecision } from './quota.js';
 import type { IncomingRecord, Outcome, SenderDeps } from './types.js';
+
+/** What the sender knows about the attempt that failed. */
+export interface AttemptContext {
+  /** When it started (epoch ms). */
+  startedAtMs: number;
+  /** `unknown` only when `message/send` itself was called and its answer is missing (review M3). */
+  reached: 'no' | 'unknown';
+  gate: Gate;
+  log: Logger;
+}
 
 /** Over quota: wait for the window, or fail a message no window could ever hold. */
 export async function refused(
@@ -22,86 +36,85 @@ export async function refused(
   return 'ack';
 }
 
-/** A failed send (or token): pause and defer on 45009, fail on a permanent or config errcode, retry otherwise. */
+/**
+ * A failed send (or token): pause the app on 45009 or a configuration errcode (lib/sender/hold.ts), fail on a
+ * permanent errcode, retry otherwise.
+ */
 export async function handleSendError(
   deps: SenderDeps,
   r: IncomingRecord,
   msg: QueuedMessage,
+  app: AppConfig,
   err: unknown,
-  log: Logger,
+  ctx: AttemptContext,
 ): Promise<Outcome> {
-  if (err instanceof WecomApiError) {
-    switch (err.errclass) {
-      case 'rateLimited': {
-        deps.metrics.count('RateLimited');
-        const until = nowOf(deps) + (deps.rateLimitPauseMs ?? 60_000);
-        log.warn('WeCom rate limit (45009): pausing app', { untilMs: until });
-        await deps.pauses.pause(msg.app, until, `errcode ${err.errcode}`);
-        return defer(deps, r, msg, until, `WeCom 45009`);
-      }
-      case 'config':
-      case 'permanent': {
-        // The app's setup is wrong (secret, trusted IP, agentid): every message of the app fails until fixed.
-        if (err.errclass === 'config') deps.metrics.count('ConfigError', 1, { app: msg.app });
-        const hint = errcodeHint(err.errcode, err.errmsg);
-        await fail(deps, msg, {
-          code: err.errclass === 'config' ? 'wecom_config_error' : 'wecom_rejected',
-          message: hint ?? `WeCom rejected the message: ${err.errmsg}`,
-          wecom_errcode: err.errcode,
-        });
-        log.warn('WeCom rejected the message permanently', { errcode: err.errcode, errclass: err.errclass });
-        return 'ack';
-      }
-      default:
-        // retryable, or a token error that persisted after one refresh
-        return scheduleRetry(deps, r, msg, err);
-    }
+  if (err instanceof WecomApiError && (err.errclass === 'rateLimited' || err.errclass === 'config')) {
+    return pauseForError(deps, r, msg, app, err, ctx.gate, ctx.log);
   }
-  // Not WeCom's answer nor its transport: e.g. DynamoDB failing under the token cache or the quota counters.
-  if (!(err instanceof WecomError)) log.error('unexpected error, message will be retried', { err });
-  return scheduleRetry(deps, r, msg, err);
+  if (ctx.gate.state === 'probe') {
+    // The probe learned nothing about the pause's cause: the next message probes.
+    await deps.pauses
+      .probeInconclusive(msg.app, ctx.gate.pause)
+      .catch((e: unknown) => ctx.log.warn('could not release the probe; its lease runs out', { err: e }));
+  }
+  if (err instanceof WecomApiError && err.errclass === 'permanent') {
+    await fail(deps, msg, {
+      code: 'wecom_rejected',
+      message: errcodeHint(err.errcode, err.errmsg) ?? `WeCom rejected the message: ${err.errmsg}`,
+      wecom_errcode: err.errcode,
+    });
+    ctx.log.warn('WeCom rejected the message permanently', { errcode: err.errcode });
+    return 'ack';
+  }
+  // Retryable, a token error that persisted after one refresh, no answer, or not WeCom at all (e.g. DynamoDB failing
+  // under the token cache or the quota counters).
+  if (!(err instanceof WecomError)) ctx.log.error('unexpected error, message will be retried', { err });
+  return scheduleRetry(deps, r, msg, err, ctx);
 }
 
 /**
- * Retry through SQS: the message stays in the queue (reported as a batch item failure) and becomes visible after
- * a full-jitter backoff. On the last allowed receive it is marked `dead`, since SQS moves it to the DLQ next.
+ * Retry after a full-jitter backoff that keeps growing across copies, until the message's deadline
+ * (deadline.ts). The first retries leave the message in SQS (a batch item failure whose visibility is set to
+ * the delay); the one before SQS would move it to the DLQ (maxReceiveCount) travels as a fresh copy instead, so
+ * only the time budget ends a message that keeps failing — a WeCom outage of hours does not send the backlog to
+ * the DLQ, and the DLQ keeps its meaning: messages the sender itself could not handle.
  */
 export async function scheduleRetry(
   deps: SenderDeps,
   r: IncomingRecord,
   msg: QueuedMessage | undefined,
   err: unknown,
+  ctx: Pick<AttemptContext, 'startedAtMs' | 'reached'>,
 ): Promise<Outcome> {
-  const at = new Date(nowOf(deps)).toISOString();
-  const reached =
-    err instanceof WecomTransportError ? err.reached : err instanceof WecomApiError ? 'no' : 'unknown';
-  const detail =
-    err instanceof WecomApiError
-      ? `errcode ${err.errcode}`
-      : err instanceof Error
-        ? `${(err as { code?: string }).code ?? err.name}`
-        : 'error';
+  const now = nowOf(deps);
+  const failures = (msg?.priorFailures ?? 0) + r.receiveCount;
+  let delay = fullJitterSeconds(failures, deps.retry ?? DEFAULT_RETRY, deps.random);
+  // A remembered gettoken failure says when WeCom may be asked again: no point coming back before.
+  const notBefore =
+    err instanceof TokenUnavailableError || err instanceof WecomApiError ? err.retryAtMs : undefined;
+  if (notBefore !== undefined) delay = Math.max(delay, Math.ceil((notBefore - now) / 1000));
   if (msg) {
-    const last = r.receiveCount >= deps.maxReceiveCount;
+    const detail = detailOf(err);
     const attempt: FailedAttempt = {
       receive: r.receiveCount,
-      reached,
-      earlierMayHaveReached: msg.mayHaveReachedWecom === true,
+      number: failures,
+      startedAt: new Date(ctx.startedAtMs).toISOString(),
+      reached: ctx.reached,
+      earlierMayHaveReachedAt: msg.mayHaveReachedWecom ? (msg.mayHaveReachedAt ?? msg.createdAt) : undefined,
       detail,
     };
-    const change = last
-      ? changes.die(at, attempt, {
-          code: 'retries_exhausted',
-          message: `gave up after ${r.receiveCount} attempts; last error: ${detail}`,
-          ...(err instanceof WecomApiError ? { wecom_errcode: err.errcode } : {}),
-        })
-      : changes.retry(at, attempt);
+    const deadline = deadlineOf(msg, deps.config.apps[msg.app]);
+    if (now + delay * 1000 >= deadline.atMs) {
+      await endAtDeadline(deps, msg, deadline, detail, attempt);
+      return 'ack';
+    }
+    if (r.receiveCount >= deps.maxReceiveCount - 1 && (await requeue(deps, r, msg, attempt, delay)))
+      return 'ack';
     await deps.messages
-      .transition(msg.id, change)
+      .transition(msg.id, changes.retry(new Date(now).toISOString(), attempt))
       .catch((e: unknown) => deps.logger.error('could not record the retry', { err: e, messageId: msg.id }));
-    deps.metrics.count(last ? 'Dead' : 'Retried');
+    deps.metrics.count('Retried');
   }
-  const delay = fullJitterSeconds(r.receiveCount, deps.retry ?? DEFAULT_RETRY, deps.random);
   await deps.queue
     .retryAfter(r.lane, r.receiptHandle, delay)
     .catch((e: unknown) =>
@@ -110,9 +123,46 @@ export async function scheduleRetry(
   return 'retry';
 }
 
+/** A retry as a fresh copy (generation + 1): SQS's receive count starts again. False if it could not be queued. */
+async function requeue(
+  deps: SenderDeps,
+  r: IncomingRecord,
+  msg: QueuedMessage,
+  attempt: FailedAttempt,
+  delaySeconds: number,
+): Promise<boolean> {
+  const since =
+    attempt.earlierMayHaveReachedAt ?? (attempt.reached === 'unknown' ? attempt.startedAt : undefined);
+  const copy: QueuedMessage = {
+    ...msg,
+    generation: msg.generation + 1,
+    priorFailures: attempt.number,
+    ...(since ? { mayHaveReachedWecom: true as const, mayHaveReachedAt: since } : {}),
+  };
+  try {
+    await deps.queue.enqueue(r.lane, copy, Math.min(MAX_DELAY_SECONDS, delaySeconds));
+  } catch (err) {
+    deps.logger.warn('could not queue the retry copy; retrying through SQS', { err, messageId: msg.id });
+    return false;
+  }
+  await deps.messages
+    .transition(msg.id, changes.retry(new Date(nowOf(deps)).toISOString(), attempt, copy.generation))
+    .catch((e: unknown) => deps.logger.error('could not record the retry', { err: e, messageId: msg.id }));
+  deps.metrics.count('Retried');
+  return true;
+}
+
+const detailOf = (err: unknown): string =>
+  err instanceof WecomApiError
+    ? `errcode ${err.errcode}`
+    : err instanceof Error
+      ? `${(err as { code?: string }).code ?? err.name}`
+      : 'error';
+
 /**
- * Wait for quota without touching the DLQ count: a fresh copy (generation + 1) is enqueued with a delay and the
- * received one acknowledged. The record's generation tells a stale copy (its delete failed) to stand down.
+ * Wait without touching the DLQ count: a fresh copy (generation + 1) is enqueued with a delay and the
+ * received one acknowledged. The record's generation tells a stale copy (its delete failed) to stand down. A wait
+ * that would end past the message's deadline ends the message now instead.
  */
 export async function defer(
   deps: SenderDeps,
@@ -122,6 +172,11 @@ export async function defer(
   reason: string,
 ): Promise<Outcome> {
   const now = nowOf(deps);
+  const deadline = deadlineOf(msg, deps.config.apps[msg.app]);
+  if (retryAtMs >= deadline.atMs) {
+    await endAtDeadline(deps, msg, deadline, reason);
+    return 'ack';
+  }
   const jitter = (deps.random ?? Math.random)() * (deps.deferJitterSeconds ?? 3);
   const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil((retryAtMs - now) / 1000 + jitter)));
   const copy: QueuedMessage = { ...msg, generation: msg.generation + 1 };
@@ -132,13 +187,13 @@ export async function defer(
       err,
       messageId: msg.id,
     });
-    return scheduleRetry(deps, r, undefined, err);
+    return scheduleRetry(deps, r, undefined, err, { startedAtMs: now, reached: 'no' });
   }
   const at = new Date(now).toISOString();
   const change = changes.defer(
     at,
     copy.generation,
-    msg.mayHaveReachedWecom === true,
+    msg.mayHaveReachedWecom ? (msg.mayHaveReachedAt ?? msg.createdAt) : undefined,
     `${reason}; retry in ${delaySeconds}s`,
   );
   await deps.messages
@@ -146,6 +201,33 @@ export async function defer(
     .catch((err: unknown) => deps.logger.error('could not record the deferral', { err, messageId: msg.id }));
   deps.metrics.count('Deferred', 1, { app: msg.app });
   return 'ack';
+}
+
+/** The message's time is up: `expired` (its own ttl_seconds) or `dead` (the app's delivery budget). */
+export async function endAtDeadline(
+  deps: SenderDeps,
+  msg: QueuedMessage,
+  deadline: Deadline,
+  last: string,
+  attempt?: FailedAttempt,
+): Promise<void> {
+  const at = new Date(nowOf(deps)).toISOString();
+  const change =
+    deadline.kind === 'ttl'
+      ? changes.expire(at, {
+          code: 'ttl_expired',
+          message: `not delivered within ttl_seconds (${deadline.seconds} s); last: ${last}`,
+        })
+      : changes.die(at, attempt, {
+          code: 'budget_exhausted',
+          message: `not delivered within the app's delivery budget (${deadline.seconds} s, delivery.budgetSeconds); last: ${last}`,
+        });
+  await deps.messages
+    .transition(msg.id, change)
+    .catch((err: unknown) =>
+      deps.logger.error('could not record the end of the message', { err, messageId: msg.id }),
+    );
+  deps.metrics.count(deadline.kind === 'ttl' ? 'Expired' : 'Dead');
 }
 
 /** Fails the message for good (WeCom refused it, or no quota window could ever hold it). */

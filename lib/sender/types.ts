@@ -7,7 +7,7 @@ import type { MessageStore } from '#lib/store/index.js';
 import type { SendResponse, TokenCache, WecomApi } from '#lib/wecom/index.js';
 import type { RetryPolicy } from './backoff.js';
 import type { PauseCache } from './pause.js';
-import type { QuotaGuard } from './quota.js';
+import type { QuotaGuard, QuotaWindows } from './quota.js';
 
 /** One SQS record, as the sender sees it (no Lambda types in lib/). */
 export interface IncomingRecord {
@@ -17,6 +17,8 @@ export interface IncomingRecord {
   body: string;
   receiveCount: number;
   lane: LaneName;
+  /** SQS ApproximateFirstReceiveTimestamp (epoch ms): when the first attempt of this copy began, at the earliest. */
+  firstReceivedAtMs?: number;
 }
 
 export interface SenderDeps {
@@ -33,8 +35,12 @@ export interface SenderDeps {
   retry?: RetryPolicy;
   /** Spreads deferred messages over this many seconds past the window start (WeCom: avoid :00 and :30). */
   deferJitterSeconds?: number;
-  /** How long WeCom blocks an app after 45009 (a minute window: 60 s). */
+  /** The first pause after 45009 (a minute window: 60 s); later ones of a run grow from it (pause.ts). */
   rateLimitPauseMs?: number;
+  /** Waits before each probe of an app whose WeCom configuration is wrong (default 1, 2, 5, 10, 15 min). */
+  configProbeMs?: readonly number[];
+  /** WeCom's windows: where its day ends (the longest 45009 pause). Default WECOM_WINDOWS. */
+  windows?: QuotaWindows;
   now?: () => number;
   random?: () => number;
 }

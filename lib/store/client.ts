@@ -5,9 +5,10 @@ import {
   AWS_REQUEST_HANDLER,
   isAwsUnavailable,
   isConditionFailed,
+  isValidationError,
   sendOptions,
 } from '#lib/aws/index.js';
-import { StoreUnavailableError } from './errors.js';
+import { StoreRejectedError, StoreUnavailableError } from './errors.js';
 
 /**
  * One document client per container. The endpoint comes from the standard AWS_ENDPOINT_URL_DYNAMODB variable
@@ -31,13 +32,16 @@ export type DocClient = Pick<DynamoDBDocumentClient, 'send'>;
 
 /**
  * The client as the adapters use it: an SDK error that means DynamoDB is unavailable arrives as the port's
- * StoreUnavailableError, so nothing above the adapters sees an SDK error. A failed condition passes through, for
- * {@link conditionalWrite}. Every call ends by the invocation's deadline, if there is one.
+ * StoreUnavailableError, one that means the request itself is invalid (an item over 400 KB) as StoreRejectedError,
+ * so nothing above the adapters sees an SDK error. A failed condition passes through, for {@link conditionalWrite}.
+ * Every call ends by the invocation's deadline, if there is one.
  */
 export function portClient(db: DocClient): DocClient {
   const send = (command: Parameters<DocClient['send']>[0]) =>
     db.send(command, sendOptions()).catch((err: unknown) => {
-      throw isAwsUnavailable(err) ? new StoreUnavailableError({ cause: err }) : err;
+      if (isAwsUnavailable(err)) throw new StoreUnavailableError({ cause: err });
+      if (isValidationError(err)) throw new StoreRejectedError({ cause: err });
+      throw err;
     });
   return { send: send as DocClient['send'] };
 }

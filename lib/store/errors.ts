@@ -14,3 +14,18 @@ export class StoreUnavailableError extends StoreError {
     super('DynamoDB is unavailable right now', options);
   }
 }
+
+/**
+ * DynamoDB refused the request itself (ValidationException): sent again unchanged it fails again. `tooLarge`: the
+ * item is over DynamoDB's 400 KB limit.
+ */
+export class StoreRejectedError extends StoreError {
+  override readonly name = 'StoreRejectedError';
+  override readonly code = 'store_rejected';
+  readonly tooLarge: boolean;
+  constructor(options: { cause: unknown }) {
+    const detail = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    super(`DynamoDB refused the request: ${detail}`, options);
+    this.tooLarge = /size/i.test(detail);
+  }
+}

@@ -1,5 +1,5 @@
 export { createDocumentClient, type DocClient } from './client.js';
-export { StoreError, StoreUnavailableError } from './errors.js';
+export { StoreError, StoreRejectedError, StoreUnavailableError } from './errors.js';
 export {
   type ClaimResult,
   DynamoIdempotencyStore,
@@ -7,8 +7,14 @@ export {
   type IdempotencyStore,
 } from './idempotency-store.js';
 export { ATTR, epochSeconds, isExpired, keys } from './keys.js';
-export { DynamoMessageStore, type MessageStore, recentEvents } from './message-store.js';
-export { DynamoPauseStore, type PauseStore } from './pause-store.js';
+export {
+  type BatchCreateResult,
+  DynamoMessageStore,
+  type FirstDeliveryItem,
+  type MessageStore,
+  recentEvents,
+} from './message-store.js';
+export { type AppPause, DynamoPauseStore, type PauseStore } from './pause-store.js';
 export {
   DynamoQuotaStore,
   type MemberVerdict,

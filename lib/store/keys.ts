@@ -4,6 +4,7 @@
  * | item            | pk                                          | sk      |
  * |-----------------|---------------------------------------------|---------|
  * | message record  | MSG#<id>                                    | MSG     |
+ * | first delivery  | MSG#<id>                                    | SENT    |
  * | idempotency key | IDEM#<api key name>#<sha256(Idempotency-Key)> | IDEM  |
  * | access token    | TOKEN#<corpId>#<agentId>                    | TOKEN   |
  * | token lock      | TOKEN#<corpId>#<agentId>                    | LOCK    |
@@ -21,6 +22,8 @@ export const ATTR = {
 
 export const keys = {
   message: (id: string) => ({ pk: `MSG#${id}`, sk: 'MSG' }),
+  /** The outcome of a message's first delivery, beside its record (read together: one Query on pk). */
+  firstDelivery: (id: string) => ({ pk: `MSG#${id}`, sk: 'SENT' }),
   idempotency: (apiKey: string, keyHash: string) => ({ pk: `IDEM#${apiKey}#${keyHash}`, sk: 'IDEM' }),
   token: (corpId: string, agentId: number) => ({ pk: `TOKEN#${corpId}#${agentId}`, sk: 'TOKEN' }),
   tokenLock: (corpId: string, agentId: number) => ({ pk: `TOKEN#${corpId}#${agentId}`, sk: 'LOCK' }),

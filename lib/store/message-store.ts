@@ -1,11 +1,14 @@
-import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  type FirstDelivery,
   type MessageEvent,
   type MessageRecord,
   PENDING_STATUSES,
   type StatusChange,
+  withFirstDelivery,
 } from '#lib/model/index.js';
 import { conditionalWrite, type DocClient, portClient } from './client.js';
+import { StoreRejectedError } from './errors.js';
 import { isExpired, keys } from './keys.js';
 
 /** Port: where message records live. */
@@ -15,16 +18,23 @@ export interface MessageStore {
   /**
    * Creates new records (fresh ids) in one BatchWriteItem per 25 — a batch POST's records in 4 requests instead
    * of 100. Unconditional: BatchWriteItem has no conditions, and a new ULID cannot collide with a stored one.
-   * Returns ids that were not written (the caller fails them; it never enqueues a message without its record).
+   * Returns the ids that were not written (the caller fails them; it never enqueues a message without its record),
+   * and among them those DynamoDB refused as too large (a chunk refused as a whole is written item by item, so
+   * only the offending item is refused).
    */
-  createBatch(records: MessageRecord[]): Promise<string[]>;
-  /** Strongly consistent: a redelivery must see a `sent` written a moment ago. */
+  createBatch(records: MessageRecord[]): Promise<BatchCreateResult>;
+  /**
+   * Strongly consistent: a redelivery must see a `sent` written a moment ago. The record comes with its first
+   * delivery folded in (lib/model `withFirstDelivery`).
+   */
   get(id: string): Promise<MessageRecord | undefined>;
   /**
-   * Writes records that move to `sent` on their first delivery in one BatchWriteItem per 25. The records are
-   * exactly what ingest wrote plus the outcome, so a full put needs no read. Returns ids that were not written.
+   * Records first deliveries in one BatchWriteItem per 25. BatchWriteItem has no conditions, so each outcome is an
+   * item of its own beside the record (same partition), never an overwrite of it: {@link get} applies it under the
+   * `send` transition's condition, so a record that was failed, expired or recalled meanwhile is never turned
+   * back into `sent`. Returns the ids that were not written.
    */
-  putSentBatch(records: MessageRecord[]): Promise<string[]>;
+  putFirstDeliveries(deliveries: FirstDeliveryItem[]): Promise<string[]>;
   /**
    * A named status change (lib/model `changes`), applied as `applyChange` does in memory; false when the record is
    * missing or its status is not in the change's `from`.
@@ -37,7 +47,21 @@ export interface MessageStore {
   claimCopy(id: string, generation: number): Promise<boolean>;
 }
 
-/** Keeps the stored event list bounded (DynamoDB items max 400 KB). */
+export interface BatchCreateResult {
+  unwritten: string[];
+  /** Subset of `unwritten`: refused by DynamoDB as too large (400 KB); sent again it fails again. */
+  tooLarge: string[];
+}
+
+/** A first delivery to record: its outcome, and the record's TTL (the item lives as long as the record). */
+export interface FirstDeliveryItem {
+  id: string;
+  delivery: FirstDelivery;
+  /** Epoch seconds; the record's `expiresAt`. */
+  expiresAt: number;
+}
+
+/** The events a client is shown (the record itself holds at most about 45: lib/model `changes`). */
 const MAX_EVENTS = 50;
 
 const stripKeys = (item: Record<string, unknown>): MessageRecord => {
@@ -70,29 +94,77 @@ export class DynamoMessageStore implements MessageStore {
   }
 
   async get(id: string): Promise<MessageRecord | undefined> {
+    // One request for the record and its first delivery: they share the partition (keys.ts).
     const out = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.message(id), ConsistentRead: true }),
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.message(id).pk },
+        ConsistentRead: true,
+      }),
     );
-    if (!out.Item || isExpired(out.Item as { expiresAt?: number }, this.now())) return undefined;
-    return stripKeys(out.Item);
+    const items = (out.Items ?? []) as Record<string, unknown>[];
+    const item = items.find((i) => i.sk === keys.message(id).sk);
+    if (!item || isExpired(item as { expiresAt?: number }, this.now())) return undefined;
+    const delivery = items.find((i) => i.sk === keys.firstDelivery(id).sk) as
+      | (FirstDelivery & { expiresAt?: number })
+      | undefined;
+    return withFirstDelivery(
+      stripKeys(item),
+      delivery ? { at: delivery.at, receipt: delivery.receipt } : undefined,
+    );
   }
 
-  createBatch(records: MessageRecord[]): Promise<string[]> {
-    return this.batchPut(records);
+  async createBatch(records: MessageRecord[]): Promise<BatchCreateResult> {
+    const tooLarge: string[] = [];
+    const unwritten = await this.batchPut(
+      records.map((r) => ({ id: r.id, item: { ...keys.message(r.id), ...r } })),
+      async (chunk) => {
+        // One item over 400 KB makes DynamoDB refuse the whole BatchWriteItem: write the chunk one by one instead.
+        const ids = await Promise.all(
+          chunk.map((c) =>
+            this.db.send(new PutCommand({ TableName: this.tableName, Item: c.item })).then(
+              () => undefined,
+              (err: unknown) => {
+                if (err instanceof StoreRejectedError && err.tooLarge) tooLarge.push(c.id);
+                return c.id;
+              },
+            ),
+          ),
+        );
+        return ids.filter((id): id is string => id !== undefined);
+      },
+    );
+    return { unwritten, tooLarge };
   }
 
-  putSentBatch(records: MessageRecord[]): Promise<string[]> {
-    return this.batchPut(records);
+  putFirstDeliveries(deliveries: FirstDeliveryItem[]): Promise<string[]> {
+    return this.batchPut(
+      deliveries.map((d) => ({
+        id: d.id,
+        item: { ...keys.firstDelivery(d.id), ...d.delivery, expiresAt: d.expiresAt },
+      })),
+    );
   }
 
   /**
-   * Full puts in parallel BatchWriteItem chunks of 25, unprocessed items retried with backoff. Returns the ids not
+   * Puts in parallel BatchWriteItem chunks of 25, unprocessed items retried with backoff. Returns the ids not
    * written; a chunk whose request failed counts as not written, and when every chunk failed the error is thrown.
    */
-  private async batchPut(records: MessageRecord[]): Promise<string[]> {
-    const chunks: MessageRecord[][] = [];
-    for (let i = 0; i < records.length; i += 25) chunks.push(records.slice(i, i + 25));
-    const outcomes = await Promise.allSettled(chunks.map((chunk) => this.batchPutChunk(chunk)));
+  private async batchPut(
+    items: { id: string; item: Record<string, unknown> }[],
+    onRejected?: (chunk: { id: string; item: Record<string, unknown> }[]) => Promise<string[]>,
+  ): Promise<string[]> {
+    const chunks: (typeof items)[] = [];
+    for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
+    const outcomes = await Promise.allSettled(
+      chunks.map((chunk) =>
+        this.batchPutChunk(chunk).catch((err: unknown) => {
+          if (onRejected && err instanceof StoreRejectedError) return onRejected(chunk);
+          throw err;
+        }),
+      ),
+    );
     const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (rejected && outcomes.every((o) => o.status === 'rejected')) throw rejected.reason;
     return outcomes.flatMap((o, i) =>
@@ -100,15 +172,16 @@ export class DynamoMessageStore implements MessageStore {
     );
   }
 
-  private async batchPutChunk(chunk: MessageRecord[]): Promise<string[]> {
-    let pending = chunk.map((r) => ({ PutRequest: { Item: { ...keys.message(r.id), ...r } } }));
+  private async batchPutChunk(chunk: { id: string; item: Record<string, unknown> }[]): Promise<string[]> {
+    const idOf = new Map(chunk.map((c) => [`${c.item.pk}|${c.item.sk}`, c.id]));
+    let pending = chunk.map((c) => ({ PutRequest: { Item: c.item } }));
     // BatchWriteItem may leave items unprocessed under throttling; retry those a few times with backoff.
     for (let attempt = 0; pending.length > 0 && attempt < 4; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
       const out = await this.db.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
       pending = (out.UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
     }
-    return pending.map((p) => String((p.PutRequest.Item as { id: string }).id));
+    return pending.map((p) => idOf.get(`${p.PutRequest.Item.pk}|${p.PutRequest.Item.sk}`) ?? '');
   }
 
   async claimCopy(id: string, generation: number): Promise<boolean> {
@@ -162,10 +235,19 @@ function updateFor(c: StatusChange) {
     values[`:from${i}`] = s;
     return `:from${i}`;
   });
-  names['#events'] = 'events';
-  values[':event'] = [c.event];
-  values[':empty'] = [];
-  sets.push('#events = list_append(if_not_exists(#events, :empty), :event)');
+  if (c.eventMode === 'count') {
+    names['#lastEvent'] = 'lastEvent';
+    names['#omitted'] = 'eventsOmitted';
+    values[':event'] = c.event;
+    values[':one'] = 1;
+    sets.push('#lastEvent = :event');
+    adds.push('#omitted :one');
+  } else {
+    names['#events'] = 'events';
+    values[':event'] = [c.event];
+    values[':empty'] = [];
+    sets.push('#events = list_append(if_not_exists(#events, :empty), :event)');
+  }
   const optional: [keyof StatusChange, string][] = [
     ['wecom', 'wecom'],
     ['error', 'error'],
@@ -188,6 +270,11 @@ function updateFor(c: StatusChange) {
     values[':mhr'] = true;
     sets.push('#mhr = :mhr');
   }
+  if (c.mayHaveReachedAt) {
+    names['#mha'] = 'mayHaveReachedAt';
+    values[':mha'] = c.mayHaveReachedAt;
+    sets.push('#mha = if_not_exists(#mha, :mha)');
+  }
   if (c.missedWecomAtReceive !== undefined) {
     names['#lr'] = 'lastAttemptReachedWecom';
     names['#nra'] = 'notReachedAtReceive';
@@ -208,6 +295,15 @@ function updateFor(c: StatusChange) {
   return { update, names, values, fromKeys };
 }
 
-/** Trims the event list a client sees; the store appends, this keeps the newest. */
-export const recentEvents = (events: MessageEvent[] | undefined): MessageEvent[] =>
-  (events ?? []).slice(-MAX_EVENTS);
+/**
+ * The event list a client sees: the newest listed events, with the record's `lastEvent` (the end of a long run of
+ * retries or deferrals that were counted, not listed) in its place by time.
+ */
+export function recentEvents(r: Pick<MessageRecord, 'events' | 'lastEvent'>): MessageEvent[] {
+  const listed = r.events ?? [];
+  const last = r.lastEvent;
+  if (!last) return listed.slice(-MAX_EVENTS);
+  const i = listed.findIndex((e) => e.at > last.at);
+  const all = i < 0 ? [...listed, last] : [...listed.slice(0, i), last, ...listed.slice(i)];
+  return all.slice(-MAX_EVENTS);
+}

@@ -36,19 +36,19 @@ export class FakeMessageStore implements MessageStore {
   unwrittenInBatch = 0;
   /** …and stores them all the same (the request timed out after DynamoDB applied it). */
   unwrittenStoredAnyway = false;
-  async createBatch(records: MessageRecord[]): Promise<string[]> {
+  async createBatch(records: MessageRecord[]) {
     this.calls.push(`createBatch:${records.length}`);
     if (this.failCreate) throw storeDown();
     const unwritten = records.slice(0, this.unwrittenInBatch);
     const stored = this.unwrittenStoredAnyway ? records : records.slice(this.unwrittenInBatch);
     for (const r of stored) this.records.set(r.id, structuredClone(r));
-    return unwritten.map((r) => r.id);
+    return { unwritten: unwritten.map((r) => r.id), tooLarge: [] };
   }
   async get(id: string) {
     this.calls.push('get');
     return this.records.get(id);
   }
-  async putSentBatch(): Promise<string[]> {
+  async putFirstDeliveries(): Promise<string[]> {
     throw new Error('not used by ingest');
   }
   async claimCopy(): Promise<boolean> {

@@ -4,11 +4,13 @@ import type { MessageRequest } from '#lib/messages/index.js';
 import {
   applyChange,
   encodeQueuedMessage,
+  type FirstDelivery,
   type MessageRecord,
   newRecord,
   type QueuedMessage,
   type StatusChange,
   toQueuedMessage,
+  withFirstDelivery,
 } from '#lib/model/index.js';
 import { createLogger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
@@ -20,14 +22,17 @@ import {
   type SenderDeps,
   WECOM_WINDOWS,
 } from '#lib/sender/index.js';
-import { type MessageStore, StoreUnavailableError } from '#lib/store/index.js';
+import { type FirstDeliveryItem, type MessageStore, StoreUnavailableError } from '#lib/store/index.js';
 import { type SendResponse, TokenCache, type WecomApi } from '#lib/wecom/index.js';
+import { InMemoryPauseStore } from './unit-pause-store.js';
 import { InMemoryQuotaStore } from './unit-quota-store.js';
 import { InMemoryTokenStore } from './unit-token-store.js';
 
 /** Message records in memory with the conditional semantics of DynamoMessageStore. */
 export class FakeSenderStore implements MessageStore {
+  /** The record items as stored (first deliveries apart, in `firstDeliveries`); `record(id)` reads one as get() does. */
   readonly records = new Map<string, MessageRecord>();
+  readonly firstDeliveries = new Map<string, FirstDelivery>();
   failTransitionsTo = new Set<string>();
   async create(r: MessageRecord) {
     if (this.records.has(r.id)) return 'exists' as const;
@@ -36,18 +41,22 @@ export class FakeSenderStore implements MessageStore {
   }
   async createBatch(records: MessageRecord[]) {
     for (const r of records) this.records.set(r.id, structuredClone(r));
-    return [];
+    return { unwritten: [], tooLarge: [] };
   }
   async get(id: string) {
-    const r = this.records.get(id);
-    return r ? structuredClone(r) : undefined;
+    return this.record(id);
   }
-  /** putSentBatch throws (DynamoDB unavailable). */
+  /** The record as get() reads it: with its first delivery folded in. */
+  record(id: string): MessageRecord | undefined {
+    const r = this.records.get(id);
+    return r ? withFirstDelivery(structuredClone(r), this.firstDeliveries.get(id)) : undefined;
+  }
+  /** putFirstDeliveries throws (DynamoDB unavailable). */
   failPutSent = false;
-  async putSentBatch(records: MessageRecord[]) {
+  async putFirstDeliveries(deliveries: FirstDeliveryItem[]) {
     if (this.failPutSent)
       throw new StoreUnavailableError({ cause: new Error('DynamoDB unavailable (batch write)') });
-    for (const r of records) this.records.set(r.id, structuredClone(r));
+    for (const d of deliveries) this.firstDeliveries.set(d.id, structuredClone(d.delivery));
     return [];
   }
   async claimCopy(id: string, generation: number) {
@@ -114,13 +123,14 @@ export function senderHarness(now: () => number) {
   const lanes = new FakeLanes();
   const wecom = new FakeWecom();
   const quotaStore = new InMemoryQuotaStore();
+  const pauseStore = new InMemoryPauseStore();
   const deps: SenderDeps = {
     config: senderConfig(),
     messages: store,
     queue: lanes,
     tokens: new TokenCache(new InMemoryTokenStore(now), wecom, { now }),
     quota: new QuotaGuard(quotaStore, WECOM_WINDOWS, now, 250, async () => undefined),
-    pauses: new PauseCache({ pause: async () => undefined, pausedUntil: async () => undefined }, 5_000, now),
+    pauses: new PauseCache(pauseStore, { now }),
     wecom,
     logger: createLogger({ service: 'test' }, { level: 'silent' }),
     metrics: new Metrics('test', () => undefined),
@@ -130,7 +140,7 @@ export function senderHarness(now: () => number) {
     now,
     random: () => 0.5,
   };
-  return { deps, store, lanes, wecom, quotaStore };
+  return { deps, store, lanes, wecom, quotaStore, pauseStore };
 }
 
 export function textRequest(overrides: Partial<MessageRequest['recipients']> = {}): MessageRequest {
@@ -144,8 +154,16 @@ export function textRequest(overrides: Partial<MessageRequest['recipients']> = {
   } as MessageRequest;
 }
 
-/** A record as ingest stores it, plus the queue body and an SQS record for a given receive. */
-export function queued(id: string, nowMs: number, request = textRequest()) {
+/**
+ * A record as ingest stores it, plus the queue body and an SQS record for a given receive. `duplicateCheckSeconds`:
+ * what ingest fixed (default 3600, the app default); `undefined` for a body queued before it existed.
+ */
+export function queued(
+  id: string,
+  nowMs: number,
+  request = textRequest(),
+  opts: { duplicateCheckSeconds?: number | undefined } = { duplicateCheckSeconds: 3600 },
+) {
   const createdAt = new Date(nowMs).toISOString();
   const record: MessageRecord = newRecord({
     id,
@@ -155,14 +173,23 @@ export function queued(id: string, nowMs: number, request = textRequest()) {
     apiKey: 'unit',
     createdAt,
     expiresAt: Math.floor(nowMs / 1000) + 86_400,
+    ...(opts.duplicateCheckSeconds !== undefined
+      ? { duplicateCheckSeconds: opts.duplicateCheckSeconds }
+      : {}),
   });
   const body = (generation = 0): QueuedMessage => ({ ...toQueuedMessage(record), generation });
-  const sqs = (message: QueuedMessage, receiveCount: number, n = 1): IncomingRecord => ({
+  const sqs = (
+    message: QueuedMessage,
+    receiveCount: number,
+    n = 1,
+    firstReceivedAtMs = nowMs,
+  ): IncomingRecord => ({
     sqsMessageId: `${id}-${message.generation}-${receiveCount}-${n}`,
     receiptHandle: `rh-${id}-${receiveCount}-${n}`,
     body: encodeQueuedMessage(message),
     receiveCount,
     lane: 'normal',
+    firstReceivedAtMs,
   });
   return { record, body, sqs };
 }

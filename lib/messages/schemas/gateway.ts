@@ -47,6 +47,20 @@ export const GatewayFieldsSchema = v.object({
     ),
   ),
   metadata: v.optional(MetadataSchema),
+  /** Seconds after acceptance when an undelivered message is dropped (status `expired`): alerts worthless later. */
+  ttl_seconds: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer('must be an integer number of seconds'),
+      v.minValue(1, (issue) => `${issue.received} seconds, min 1`),
+      v.maxValue(G.maxTtlSeconds, (issue) => `${issue.received} seconds, max ${G.maxTtlSeconds}`),
+    ),
+  ),
+  /**
+   * `false`: send without WeCom's duplicate check. Identical content to the same recipients is then delivered
+   * every time, and a resend after a lost answer may be delivered twice (README "Duplicates").
+   */
+  duplicate_protection: v.optional(v.boolean('must be true or false')),
   /** safe: 0 shareable, 1 watermarked and not shareable, 2 shareable inside the corp (mpnews only). */
   safe: v.optional(oneOf([0, 1, 2])),
   enable_id_trans: v.optional(oneOf([0, 1])),

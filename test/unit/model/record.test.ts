@@ -6,7 +6,7 @@ import {
   newRecord,
   type RecordOrigin,
   receiptOf,
-  sentRecord,
+  withFirstDelivery,
 } from '#lib/model/index.js';
 
 const origin: RecordOrigin = {
@@ -42,12 +42,31 @@ describe('newRecord', () => {
   });
 });
 
-describe('sentRecord', () => {
-  it('is the new record after a send: what the named send change makes of it', () => {
-    const receipt = { msgid: 'MSGID', invaliduser: 'ghost' };
+describe('withFirstDelivery', () => {
+  const receipt = { msgid: 'MSGID', invaliduser: 'ghost' };
+
+  it('reads a pending record with its first delivery as the send change would have written it', () => {
     const viaChange = applyChange(newRecord(origin), changes.send(AT, receipt));
 
-    expect(sentRecord(origin, receipt, AT)).toEqual(viaChange);
+    expect(withFirstDelivery(newRecord(origin), { at: AT, receipt })).toEqual({
+      ...viaChange,
+      firstDelivery: { at: AT, receipt },
+    });
+  });
+
+  it('never turns a failed, expired or recalled record back into sent', () => {
+    const failed = applyChange(newRecord(origin), changes.withdraw(AT, 'enqueue_failed'));
+    const expired = applyChange(newRecord(origin), changes.expire(AT, { code: 'ttl_expired', message: 'x' }));
+    const sent = applyChange(newRecord(origin), changes.send(AT, { msgid: 'FIRST' }));
+    const recalled = sent && applyChange(sent, changes.recall(AT));
+    for (const record of [failed, expired, recalled]) {
+      if (!record) throw new Error('no record');
+      expect(withFirstDelivery(record, { at: AT, receipt })).toEqual(record);
+    }
+  });
+
+  it('leaves a record without a first delivery as it is', () => {
+    expect(withFirstDelivery(newRecord(origin), undefined)).toEqual(newRecord(origin));
   });
 });
 
@@ -63,7 +82,14 @@ describe('mayHaveReachedWecomBefore (the redelivery proof)', () => {
   const missed = (receive: number) =>
     applyChange(
       newRecord(origin),
-      changes.retry(AT, { receive, reached: 'no', earlierMayHaveReached: false, detail: 'x' }),
+      changes.retry(AT, {
+        receive,
+        number: receive,
+        startedAt: AT,
+        reached: 'no',
+        earlierMayHaveReachedAt: undefined,
+        detail: 'x',
+      }),
     );
 
   it('is false only when the receive right before this one certainly missed WeCom', () => {
@@ -83,7 +109,7 @@ describe('mayHaveReachedWecomBefore (the redelivery proof)', () => {
   });
 
   it('lets the first receive of a deferred copy rely on the deferral', () => {
-    const deferred = applyChange(newRecord(origin), changes.defer(AT, 1, false, 'quota'));
+    const deferred = applyChange(newRecord(origin), changes.defer(AT, 1, undefined, 'quota'));
     if (!deferred) throw new Error('no record');
     expect(mayHaveReachedWecomBefore(deferred, 1, 1)).toBe(false);
   });

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   applyChange,
   changes,
+  type FailedAttempt,
+  MAX_LISTED_DEFERRALS,
+  MAX_LISTED_RETRIES,
   type MessageStatus,
   STATUS,
   type StatusChange,
@@ -12,15 +15,23 @@ import {
 import { messageRecord } from '#test/helpers/unit-dynamo.js';
 
 const AT = '2026-12-01T08:00:00.000Z';
-const attempt = { receive: 2, reached: 'no', earlierMayHaveReached: false, detail: 'errcode -1' } as const;
+const attempt: FailedAttempt = {
+  receive: 2,
+  number: 2,
+  startedAt: AT,
+  reached: 'no',
+  earlierMayHaveReachedAt: undefined,
+  detail: 'errcode -1',
+};
 
 /** One change per name, built the only way callers can build one. */
 const EXAMPLES: Record<TransitionName, StatusChange> = {
   withdraw: changes.withdraw(AT, 'superseded'),
   send: changes.send(AT, { msgid: 'MSGID' }),
   retry: changes.retry(AT, attempt),
-  die: changes.die(AT, attempt, { code: 'retries_exhausted', message: 'gave up' }),
-  defer: changes.defer(AT, 1, false, 'quota app-minute; retry in 30s'),
+  die: changes.die(AT, attempt, { code: 'budget_exhausted', message: 'gave up' }),
+  expire: changes.expire(AT, { code: 'ttl_expired', message: 'too late' }),
+  defer: changes.defer(AT, 1, undefined, 'quota app-minute; retry in 30s'),
   fail: changes.fail(AT, { code: 'wecom_rejected', message: 'no' }),
   recall: changes.recall(AT),
 };
@@ -29,9 +40,11 @@ const ALL_STATUSES = Object.values(STATUS);
 
 describe('the status transition table', () => {
   it('allows exactly the moves of SPEC §2, and no others', () => {
-    // queued → (deferred ⇄ queued) → sent | failed | dead; sent → recalled. Plus: ingest fails a record it could
-    // not queue, and a message an operator redrives from the DLQ (dead) may still be sent.
+    // queued → (deferred ⇄ queued) → sent | failed | dead | expired; sent → recalled. Plus: ingest fails a record it
+    // could not queue, and a message an operator redrives from the DLQ (dead) may still be sent.
     const expected = [
+      'queued→expired',
+      'deferred→expired',
       'queued→failed',
       'queued→sent',
       'deferred→sent',
@@ -51,10 +64,11 @@ describe('the status transition table', () => {
     expect([...edges].sort()).toEqual([...expected].sort());
   });
 
-  it('never leaves failed or recalled, and leaves sent only by a recall', () => {
+  it('never leaves failed, expired or recalled, and leaves sent only by a recall', () => {
     for (const [name, t] of Object.entries(TRANSITIONS)) {
       const from: readonly MessageStatus[] = t.from;
       expect(from, name).not.toContain(STATUS.failed);
+      expect(from, name).not.toContain(STATUS.expired);
       expect(from, name).not.toContain(STATUS.recalled);
       if (from.includes(STATUS.sent)) expect(name).toBe('recall');
     }
@@ -79,9 +93,9 @@ describe('the status transition table', () => {
   );
 
   it('moves every sender outcome out of a status the sender still works on', () => {
-    for (const name of ['retry', 'die', 'defer', 'fail'] as const) {
+    for (const name of ['retry', 'die', 'expire', 'defer', 'fail'] as const) {
       expect([...TRANSITIONS[name].from].sort()).toEqual([STATUS.deferred, STATUS.queued]);
-      expect(TERMINAL_STATUSES.has(TRANSITIONS[name].to)).toBe(name === 'die' || name === 'fail');
+      expect(TERMINAL_STATUSES.has(TRANSITIONS[name].to)).toBe(name !== 'retry' && name !== 'defer');
     }
   });
 });
@@ -93,6 +107,7 @@ describe('changes', () => {
     expect(EXAMPLES.die.attemptsDelta).toBe(1);
     expect(EXAMPLES.fail.attemptsDelta).toBe(1);
     expect(EXAMPLES.defer.attemptsDelta).toBeUndefined();
+    expect(EXAMPLES.expire.attemptsDelta).toBeUndefined();
     expect(EXAMPLES.recall.attemptsDelta).toBeUndefined();
     expect(EXAMPLES.withdraw.attemptsDelta).toBeUndefined();
   });
@@ -111,17 +126,46 @@ describe('changes', () => {
     expect(unknown?.mayHaveReachedWecom).toBe(true);
   });
 
-  it('keeps the sticky marker through a definite error and through a deferral', () => {
-    const earlier = { ...attempt, earlierMayHaveReached: true };
-    expect(changes.retry(AT, earlier).mayHaveReachedWecom).toBe(true);
-    expect(changes.defer(AT, 2, true, 'paused').mayHaveReachedWecom).toBe(true);
-    expect(changes.defer(AT, 2, false, 'paused')).not.toHaveProperty('mayHaveReachedWecom');
+  it('keeps the sticky marker (and the earliest time) through a definite error and through a deferral', () => {
+    const EARLIER = '2026-12-01T07:59:00.000Z';
+    const earlier = { ...attempt, earlierMayHaveReachedAt: EARLIER };
+    expect(changes.retry(AT, earlier)).toMatchObject({
+      mayHaveReachedWecom: true,
+      mayHaveReachedAt: EARLIER,
+    });
+    expect(changes.defer(AT, 2, EARLIER, 'paused')).toMatchObject({
+      mayHaveReachedWecom: true,
+      mayHaveReachedAt: EARLIER,
+    });
+    expect(changes.defer(AT, 2, undefined, 'paused')).not.toHaveProperty('mayHaveReachedWecom');
+    // The first time wins: a later unknown attempt does not move it.
+    const first = applyChange(messageRecord(), changes.retry(AT, { ...attempt, reached: 'unknown' }));
+    const later = first && applyChange(first, changes.retry('2026-12-01T09:00:00.000Z', earlier));
+    expect(later?.mayHaveReachedAt).toBe(AT);
     // A deferral proves its own receive missed WeCom: receive 0 of the new copy's generation.
-    expect(applyChange(messageRecord(), changes.defer(AT, 2, false, 'paused'))).toMatchObject({
+    expect(applyChange(messageRecord(), changes.defer(AT, 2, undefined, 'paused'))).toMatchObject({
       status: STATUS.deferred,
       generation: 2,
       lastAttemptReachedWecom: false,
       notReachedAtReceive: 0,
+    });
+  });
+
+  it('lists the first retries and deferrals, then keeps only the newest and counts the rest', () => {
+    let record = messageRecord();
+    for (let n = 1; n <= MAX_LISTED_RETRIES + 5; n++) {
+      record = applyChange(record, changes.retry(AT, { ...attempt, number: n })) ?? record;
+    }
+    for (let g = 1; g <= MAX_LISTED_DEFERRALS + 7; g++) {
+      record = applyChange(record, changes.defer(AT, g, undefined, `quota ${g}`)) ?? record;
+    }
+    expect(record.events?.filter((e) => e.type === 'retry')).toHaveLength(MAX_LISTED_RETRIES);
+    expect(record.events?.filter((e) => e.type === 'deferred')).toHaveLength(MAX_LISTED_DEFERRALS);
+    expect(record.eventsOmitted).toBe(12);
+    expect(record.lastEvent).toEqual({
+      at: AT,
+      type: 'deferred',
+      detail: `quota ${MAX_LISTED_DEFERRALS + 7}`,
     });
   });
 

@@ -1,100 +1,146 @@
 import { describe, expect, it } from 'vitest';
-import { PauseCache } from '#lib/sender/index.js';
-import type { PauseStore } from '#lib/store/index.js';
+import { dayEndOf, nextPause, PauseCache, type PauseSchedule, WECOM_WINDOWS } from '#lib/sender/index.js';
+import type { AppPause } from '#lib/store/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
+import { InMemoryPauseStore } from '#test/helpers/unit-pause-store.js';
 
-/** A PauseStore double that counts reads and writes. */
-function pauseStore(initial: Record<string, number> = {}) {
-  const until = new Map(Object.entries(initial));
-  const calls = { pausedUntil: 0, pause: 0 };
-  const store: PauseStore = {
-    async pause(app, untilMs) {
-      calls.pause++;
-      until.set(app, untilMs);
-    },
-    async pausedUntil(app) {
-      calls.pausedUntil++;
-      return until.get(app);
-    },
-  };
-  return { store, calls, until };
-}
+const START = Date.parse('2026-12-01T02:00:07Z'); // 10:00:07 in China Standard Time
+const pause = (over: Partial<AppPause> = {}): AppPause => ({
+  kind: 'rate_limited',
+  untilMs: START + 60_000,
+  sinceMs: START,
+  level: 0,
+  reason: 'errcode 45009 from message/send',
+  ...over,
+});
 
 describe('PauseCache', () => {
   it('reads the store at most once per refresh interval per app', async () => {
-    const clock = fakeClock();
-    const { store, calls } = pauseStore();
-    const cache = new PauseCache(store, 5_000, clock.now);
+    const clock = fakeClock(START);
+    const store = new InMemoryPauseStore();
+    const cache = new PauseCache(store, { now: clock.now });
 
     for (let i = 0; i < 10; i++) {
-      await cache.pausedUntil('ops');
+      expect(await cache.gate('ops')).toEqual({ state: 'closed' });
       clock.advance(400);
     }
 
-    expect(calls.pausedUntil).toBe(1);
+    expect(store.calls.get).toBe(1);
   });
 
-  it('reads the store again once the refresh interval has passed', async () => {
-    const clock = fakeClock();
-    const { store, calls, until } = pauseStore();
-    const cache = new PauseCache(store, 5_000, clock.now);
-    const first = await cache.pausedUntil('ops');
-    until.set('ops', clock.now() + 60_000);
+  it('learns a pause another container wrote within the refresh interval', async () => {
+    const clock = fakeClock(START);
+    const store = new InMemoryPauseStore();
+    const cache = new PauseCache(store, { now: clock.now });
+    await cache.gate('ops');
 
-    clock.advance(4_999);
-    const stale = await cache.pausedUntil('ops');
-    clock.advance(1);
-    const refreshed = await cache.pausedUntil('ops');
+    await store.put('ops', pause());
+    clock.advance(5_000);
 
-    expect(first).toBeUndefined();
-    expect(stale).toBeUndefined();
-    expect(refreshed).toBe(until.get('ops'));
-    expect(calls.pausedUntil).toBe(2);
+    expect(await cache.gate('ops')).toMatchObject({ state: 'paused', retryAtMs: START + 60_000 });
   });
 
-  it('keeps separate apps apart', async () => {
-    const clock = fakeClock();
-    const { store, calls } = pauseStore({ ops: clock.now() + 60_000 });
-    const cache = new PauseCache(store, 5_000, clock.now);
+  it('lets one record of one container probe after the pause; the others wait for its lease', async () => {
+    const clock = fakeClock(START);
+    const store = new InMemoryPauseStore();
+    await store.put('ops', pause());
+    const a = new PauseCache(store, { now: clock.now });
+    const b = new PauseCache(store, { now: clock.now });
+    clock.advance(61_000);
 
-    expect(await cache.pausedUntil('ops')).toBe(clock.now() + 60_000);
-    expect(await cache.pausedUntil('billing')).toBeUndefined();
-    expect(calls.pausedUntil).toBe(2);
+    const gates = await Promise.all([...Array(5)].flatMap(() => [a.gate('ops'), b.gate('ops')]));
+
+    expect(gates.filter((g) => g.state === 'probe')).toHaveLength(1);
+    for (const g of gates.filter((g) => g.state !== 'probe'))
+      expect(g).toMatchObject({ state: 'paused', retryAtMs: expect.any(Number) });
+    expect(store.calls.claimProbe).toBeLessThanOrEqual(2);
   });
 
-  it('reports its own pause at once, without a read, and writes it to the store for the other containers', async () => {
-    const clock = fakeClock();
-    const { store, calls, until } = pauseStore();
-    const cache = new PauseCache(store, 5_000, clock.now);
-    const pauseEnd = clock.now() + 60_000;
+  it('ends the run when the probe succeeds: everyone sends again', async () => {
+    const clock = fakeClock(START);
+    const store = new InMemoryPauseStore();
+    await store.put('ops', pause());
+    const cache = new PauseCache(store, { now: clock.now });
+    clock.advance(61_000);
+    const gate = await cache.gate('ops');
+    if (gate.state !== 'probe') throw new Error('expected to probe');
 
-    await cache.pause('ops', pauseEnd, 'errcode 45009');
-    const seen = await cache.pausedUntil('ops');
+    await cache.probeSucceeded('ops', gate.pause);
 
-    expect(seen).toBe(pauseEnd);
-    expect(until.get('ops')).toBe(pauseEnd);
-    expect(calls).toEqual({ pause: 1, pausedUntil: 0 });
+    expect(store.pauses.has('ops')).toBe(false);
+    expect(await cache.gate('ops')).toEqual({ state: 'closed' });
   });
 
-  it('does not write a pause that ends before the one it already knows', async () => {
-    const clock = fakeClock();
-    const { store, calls } = pauseStore();
-    const cache = new PauseCache(store, 5_000, clock.now);
-    await cache.pause('ops', clock.now() + 60_000, 'errcode 45009');
+  it('probes at once when the app configuration changed since the configuration error (the operator fixed it)', async () => {
+    const clock = fakeClock(START);
+    const store = new InMemoryPauseStore();
+    await store.put(
+      'ops',
+      pause({ kind: 'config_error', errcode: 40001, configHash: 'old', untilMs: START + 900_000 }),
+    );
+    const cache = new PauseCache(store, { now: clock.now });
 
-    await cache.pause('ops', clock.now() + 30_000, 'errcode 45009');
+    expect(await cache.gate('ops', 'old')).toMatchObject({ state: 'paused' });
+    expect(await cache.gate('ops', 'new')).toMatchObject({ state: 'probe' });
+  });
+});
 
-    expect(calls.pause).toBe(1);
+describe('nextPause', () => {
+  const schedule: PauseSchedule = {
+    rateLimitFirstMs: 60_000,
+    configStepsMs: [60_000, 120_000, 300_000, 600_000, 900_000],
+    windows: WECOM_WINDOWS,
+  };
+  const error45009 = { kind: 'rate_limited' as const, reason: 'errcode 45009', errcode: 45009 };
+
+  it('grows a run of 45009 pauses: a minute, 5 minutes, an hour, then the rest of WeCom’s day', () => {
+    let now = START;
+    let current: AppPause | undefined;
+    const lengths: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const next = nextPause(current, error45009, now, schedule);
+      if (!next) throw new Error('no pause');
+      lengths.push(next.untilMs - now);
+      current = next;
+      now = next.untilMs; // the probe right after the pause gets 45009 again
+    }
+    expect(lengths.slice(0, 3)).toEqual([60_000, 300_000, 3_600_000]);
+    // Midnight in China Standard Time, whatever the time zone of the clock.
+    expect(new Date(START + 60_000 + 300_000 + 3_600_000 + (lengths[3] ?? 0)).toISOString()).toBe(
+      '2026-12-01T16:00:00.000Z',
+    );
+    expect(current?.level).toBe(4);
+    expect(current?.sinceMs).toBe(START);
   });
 
-  it('stops reporting a pause once it has ended', async () => {
-    const clock = fakeClock();
-    const { store } = pauseStore();
-    const cache = new PauseCache(store, 5_000, clock.now);
-    await cache.pause('ops', clock.now() + 60_000, 'errcode 45009');
+  it('does not lengthen a pause for a send that started before the pause was known', () => {
+    const current = nextPause(undefined, error45009, START, schedule);
+    expect(nextPause(current, error45009, START + 1_000, schedule)).toBeUndefined();
+  });
 
-    clock.advance(60_000);
+  it('never pauses past the end of WeCom’s day, and starts a new run long after the last pause', () => {
+    const lateEvening = dayEndOf(START, WECOM_WINDOWS) - 30_000;
+    expect(nextPause(undefined, error45009, lateEvening, schedule)?.untilMs).toBe(lateEvening + 30_000);
+    const old = pause({ level: 3, untilMs: START });
+    expect(nextPause(old, error45009, START + 2 * 3_600_000, schedule)).toMatchObject({ level: 0 });
+  });
 
-    expect(await cache.pausedUntil('ops')).toBeUndefined();
+  it('probes a configuration error after 1, 2, 5, 10, then every 15 minutes', () => {
+    let now = START;
+    let current: AppPause | undefined;
+    const waits: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const next = nextPause(
+        current,
+        { kind: 'config_error', reason: '40001', errcode: 40001 },
+        now,
+        schedule,
+      );
+      if (!next) throw new Error('no pause');
+      waits.push((next.untilMs - now) / 60_000);
+      current = next;
+      now = next.untilMs;
+    }
+    expect(waits).toEqual([1, 2, 5, 10, 15, 15, 15]);
   });
 });

@@ -1,7 +1,7 @@
 import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyChange, changes, type StatusChange } from '#lib/model/index.js';
-import { DynamoMessageStore, keys } from '#lib/store/index.js';
+import { applyChange, changes, type FailedAttempt, type StatusChange } from '#lib/model/index.js';
+import { DynamoMessageStore, keys, recentEvents, StoreRejectedError } from '#lib/store/index.js';
 import { messageRecord, startUnitTable, type UnitTable } from '#test/helpers/unit-dynamo.js';
 
 describe('DynamoMessageStore (dynalite)', () => {
@@ -49,20 +49,25 @@ describe('DynamoMessageStore (dynalite)', () => {
   });
 
   const at = '2026-12-01T08:00:01.000Z';
-  const noProof = {
+  const noProof: FailedAttempt = {
     receive: 2,
+    number: 2,
+    startedAt: at,
     reached: 'unknown',
-    earlierMayHaveReached: false,
+    earlierMayHaveReachedAt: undefined,
     detail: 'ETIMEDOUT',
-  } as const;
-  const missed = { receive: 1, reached: 'no', earlierMayHaveReached: false, detail: 'errcode -1' } as const;
+  };
+  const missed: FailedAttempt = { ...noProof, receive: 1, number: 1, reached: 'no', detail: 'errcode -1' };
   const namedChanges: [string, StatusChange][] = [
     ['withdraw', changes.withdraw(at, 'enqueue_failed')],
     ['send', changes.send(at, { msgid: 'MSGID1', invaliduser: 'ghost' })],
     ['retry (missed WeCom)', changes.retry(at, missed)],
     ['retry (unknown)', changes.retry(at, noProof)],
-    ['die', changes.die(at, noProof, { code: 'retries_exhausted', message: 'gave up' })],
-    ['defer', changes.defer(at, 3, true, 'quota app-minute; retry in 40s')],
+    ['retry (counted, as a fresh copy)', changes.retry(at, { ...noProof, number: 30 }, 4)],
+    ['die', changes.die(at, noProof, { code: 'budget_exhausted', message: 'gave up' })],
+    ['expire', changes.expire(at, { code: 'ttl_expired', message: 'too late' })],
+    ['defer', changes.defer(at, 3, '2026-12-01T07:00:00.000Z', 'quota app-minute; retry in 40s')],
+    ['defer (counted)', changes.defer(at, 30, undefined, 'quota app-minute; retry in 40s')],
     ['fail', changes.fail(at, { code: 'wecom_rejected', message: 'invalid user', wecom_errcode: 81013 })],
     ['recall', changes.recall(at)],
   ];
@@ -104,7 +109,7 @@ describe('DynamoMessageStore (dynalite)', () => {
     const record = messageRecord({ attempts: 1 });
     await store.create(record);
 
-    await store.transition(record.id, changes.defer('t1', 1, false, 'member-minute'));
+    await store.transition(record.id, changes.defer('t1', 1, undefined, 'member-minute'));
     await store.transition(record.id, changes.retry('t2', { ...noProof, receive: 1 }));
     await store.transition(record.id, changes.retry('t3', { ...noProof, receive: 2 }));
 
@@ -144,7 +149,7 @@ describe('DynamoMessageStore (dynalite)', () => {
     const batchStore = new DynamoMessageStore(counting as never, table.tableName, () => nowMs);
     const records = Array.from({ length: 60 }, () => messageRecord());
 
-    expect(await batchStore.createBatch(records)).toEqual([]);
+    expect(await batchStore.createBatch(records)).toEqual({ unwritten: [], tooLarge: [] });
 
     expect(requests).toEqual(['BatchWriteCommand', 'BatchWriteCommand', 'BatchWriteCommand']);
     expect(await Promise.all(records.map((r) => store.get(r.id)))).toEqual(records);
@@ -170,31 +175,89 @@ describe('DynamoMessageStore (dynalite)', () => {
     const good = Array.from({ length: 25 }, () => messageRecord());
     const bad = [{ ...messageRecord(), id: 'fails' }, messageRecord()];
 
-    const notWritten = await batchStore.createBatch([...good, ...bad]);
+    const { unwritten: notWritten } = await batchStore.createBatch([...good, ...bad]);
 
     expect(notWritten.sort()).toEqual(bad.map((r) => r.id).sort());
     expect(await Promise.all(good.map((r) => store.get(r.id)))).toEqual(good);
     await expect(batchStore.createBatch(bad)).rejects.toThrow('throttled for good');
   });
 
-  it('writes every record of a sent batch, over several BatchWriteItem chunks', async () => {
-    const records = Array.from({ length: 30 }, (_, i) =>
-      messageRecord({ status: 'sent', sentAt: 't1', wecom: { msgid: `M${i}` } }),
-    );
+  const delivery = (id: string, msgid: string) => ({
+    id,
+    delivery: { at: 't1', receipt: { msgid } },
+    expiresAt: Math.floor(nowMs / 1000) + 3600,
+  });
 
-    const failed = await store.putSentBatch(records);
+  it('records first deliveries over several BatchWriteItem chunks, read back as sent records', async () => {
+    const records = Array.from({ length: 30 }, () => messageRecord());
+    await store.createBatch(records);
+
+    const failed = await store.putFirstDeliveries(records.map((r, i) => delivery(r.id, `M${i}`)));
 
     expect(failed).toEqual([]);
     const stored = await Promise.all(records.map((r) => store.get(r.id)));
-    expect(stored).toEqual(records);
+    for (const [i, r] of stored.entries()) {
+      expect(r).toMatchObject({ status: 'sent', sentAt: 't1', attempts: 1, wecom: { msgid: `M${i}` } });
+    }
   });
 
-  it('overwrites the queued record with its sent version', async () => {
+  it('never overwrites the record: one failed or recalled meanwhile stays so (review M5)', async () => {
+    const failed = messageRecord();
+    const recalled = messageRecord({ status: 'sent', sentAt: 't0', wecom: { msgid: 'FIRST' } });
+    await store.create(failed);
+    await store.create(recalled);
+    await store.transition(failed.id, changes.withdraw('t0', 'enqueue_failed'));
+    await store.transition(recalled.id, changes.recall('t0'));
+
+    await store.putFirstDeliveries([delivery(failed.id, 'M1'), delivery(recalled.id, 'M2')]);
+
+    expect(await store.get(failed.id)).toMatchObject({ status: 'failed', error: { code: 'enqueue_failed' } });
+    expect(await store.get(recalled.id)).toMatchObject({ status: 'recalled', wecom: { msgid: 'FIRST' } });
+    expect(await rawItem(failed.id)).toMatchObject({ status: 'failed' });
+  });
+
+  it('keeps a first delivery apart from the record item, in the same partition', async () => {
     const record = messageRecord();
     await store.create(record);
 
-    await store.putSentBatch([{ ...record, status: 'sent', sentAt: 't1', wecom: { msgid: 'M1' } }]);
+    await store.putFirstDeliveries([delivery(record.id, 'M1')]);
 
-    expect(await store.get(record.id)).toMatchObject({ status: 'sent', wecom: { msgid: 'M1' } });
+    expect(await rawItem(record.id)).toMatchObject({ status: 'queued' });
+    expect(await store.get(record.id)).toMatchObject({
+      status: 'sent',
+      firstDelivery: { at: 't1', receipt: { msgid: 'M1' } },
+    });
+  });
+
+  it('reports an item over 400 KB as rejected, not as unavailable', async () => {
+    const record = messageRecord({ metadata: { big: 'x'.repeat(420_000) } });
+
+    const err = await store.create(record).catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(StoreRejectedError);
+    expect((err as StoreRejectedError).tooLarge).toBe(true);
+  });
+
+  it('writes a batch chunk DynamoDB refused for one oversized item item by item, refusing only that one', async () => {
+    const good = Array.from({ length: 4 }, () => messageRecord());
+    const big = messageRecord({ metadata: { big: 'x'.repeat(420_000) } });
+
+    const result = await store.createBatch([...good, big]);
+
+    expect(result).toEqual({ unwritten: [big.id], tooLarge: [big.id] });
+    expect(await Promise.all(good.map((r) => store.get(r.id)))).toEqual(good);
+  });
+
+  it('shows the newest counted event after the listed ones', () => {
+    const events = [
+      { at: 't1', type: 'queued' },
+      { at: 't3', type: 'sent' },
+    ];
+    expect(recentEvents({ events, lastEvent: { at: 't2', type: 'deferred' } }).map((e) => e.at)).toEqual([
+      't1',
+      't2',
+      't3',
+    ]);
+    expect(recentEvents({ events })).toEqual(events);
   });
 });

@@ -1,0 +1,53 @@
+import { type AppConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
+import { LIMITS } from '#lib/messages/index.js';
+import type { QueuedMessage } from '#lib/model/index.js';
+
+/**
+ * When a message stops being retried or waited for: its own `ttl_seconds` (then it becomes `expired`), or the app's
+ * delivery budget, `delivery.budgetSeconds` (then `dead`), whichever comes first. Both count from acceptance
+ * (`createdAt`, carried by every copy), so neither retries nor deferrals can make a message live longer, and a
+ * deferral, which starts a fresh SQS copy, does not reset it.
+ */
+export interface Deadline {
+  atMs: number;
+  kind: 'ttl' | 'budget';
+  seconds: number;
+}
+
+export function deadlineOf(msg: QueuedMessage, app: AppConfig | undefined): Deadline {
+  const createdMs = Date.parse(msg.createdAt);
+  const budget = app?.delivery?.budgetSeconds ?? DELIVERY_DEFAULTS.budgetSeconds;
+  const ttl = msg.request.ttlSeconds;
+  return ttl !== undefined && ttl <= budget
+    ? { atMs: createdMs + ttl * 1000, kind: 'ttl', seconds: ttl }
+    : { atMs: createdMs + budget * 1000, kind: 'budget', seconds: budget };
+}
+
+/**
+ * How much earlier than WeCom's own interval the gateway stops resending a message that may have reached WeCom:
+ * the time a send takes to arrive, plus clock differences between us and WeCom.
+ */
+export const PROTECTION_GUARD_MS = 60_000;
+
+/**
+ * The `duplicate_check_interval` (seconds) that protects a resend of this message, or 0 when none does (the
+ * client opted out). Bodies queued before the interval was fixed at acceptance were resent with the longest one.
+ */
+export function protectionSecondsOf(msg: QueuedMessage): number {
+  const { enable_duplicate_check, duplicate_check_interval } = msg.request.options;
+  // WeCom's default interval when a client turned the check on without one.
+  if (enable_duplicate_check === 1) return duplicate_check_interval ?? 1800;
+  return msg.duplicateCheckSeconds ?? LIMITS.options.maxDuplicateCheckIntervalSeconds;
+}
+
+/**
+ * True when a message that may have reached WeCom (an attempt whose answer was lost, from `since`) can no longer
+ * be resent under the protection of WeCom's duplicate check: WeCom compares only within the interval after the
+ * first delivery, so a resend now could arrive twice. Such a message is not resent (lib/sender marks it failed).
+ */
+export function pastProtection(msg: QueuedMessage, since: string | undefined, now: number): boolean {
+  if (since === undefined) return false;
+  const seconds = protectionSecondsOf(msg);
+  if (seconds === 0) return false;
+  return now + PROTECTION_GUARD_MS >= Date.parse(since) + seconds * 1000;
+}

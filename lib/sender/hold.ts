@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { type AppConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
+import type { QueuedMessage } from '#lib/model/index.js';
+import type { Logger } from '#lib/observability/index.js';
+import type { AppPause } from '#lib/store/index.js';
+import { errcodeHint, type WecomApiError } from '#lib/wecom/index.js';
+import { defer, fail, nowOf } from './outcomes.js';
+import { DEFAULT_CONFIG_STEPS_MS, type Gate, nextPause, type PauseSchedule } from './pause.js';
+import { WECOM_WINDOWS } from './quota.js';
+import type { IncomingRecord, Outcome, SenderDeps } from './types.js';
+
+/**
+ * Holding an app's messages back while WeCom refuses it: after 45009 (a pause that grows) and after a
+ * configuration errcode (a circuit the operator must close: messages wait `delivery.configErrorHoldSeconds`, then
+ * fail). One probe at a time tests whether the cause is gone (lib/sender `PauseCache`).
+ */
+
+/** A fingerprint of what the operator can change to fix a configuration error; never the secret itself. */
+export const configHashOf = (app: AppConfig): string =>
+  createHash('sha256').update(`${app.corpId}\n${app.agentId}\n${app.secret}`).digest('hex').slice(0, 16);
+
+export const scheduleOf = (deps: SenderDeps): PauseSchedule => ({
+  rateLimitFirstMs: deps.rateLimitPauseMs ?? 60_000,
+  configStepsMs: deps.configProbeMs ?? DEFAULT_CONFIG_STEPS_MS,
+  windows: deps.windows ?? WECOM_WINDOWS,
+});
+
+const holdMsOf = (app: AppConfig): number =>
+  (app.delivery?.configErrorHoldSeconds ?? DELIVERY_DEFAULTS.configErrorHoldSeconds) * 1000;
+
+/** What a client reads in the deferral event: why, and until when. */
+function describe(p: AppPause, app: AppConfig): string {
+  if (p.kind === 'rate_limited')
+    return `WeCom rate limit (45009): app paused until ${new Date(p.untilMs).toISOString()}`;
+  const failAt = new Date(p.sinceMs + holdMsOf(app)).toISOString();
+  return `WeCom configuration error ${p.errcode ?? ''} (${p.reason}): waiting for the fix, failing at ${failAt}`;
+}
+
+/** The pause's reason: the operator's hint for the errcode (with the IP WeCom names for 60020), or WeCom's words. */
+const reasonOf = (err: WecomApiError): string =>
+  errcodeHint(err.errcode, err.errmsg) ?? `WeCom ${err.api} errcode ${err.errcode}: ${err.errmsg}`;
+
+/** A message that finds its app paused: wait (deferred), or fail once a configuration error outlasted the hold. */
+export async function heldByPause(
+  deps: SenderDeps,
+  r: IncomingRecord,
+  msg: QueuedMessage,
+  app: AppConfig,
+  gate: Extract<Gate, { state: 'paused' }>,
+): Promise<Outcome> {
+  const p = gate.pause;
+  if (p.kind === 'config_error') {
+    const failAt = p.sinceMs + holdMsOf(app);
+    if (nowOf(deps) >= failAt) return failForConfig(deps, msg, app, p);
+    return defer(deps, r, msg, Math.min(gate.retryAtMs, failAt), describe(p, app));
+  }
+  return defer(deps, r, msg, gate.retryAtMs, describe(p, app));
+}
+
+/**
+ * WeCom answered 45009 or a configuration errcode (for this send, or remembered from a failed `gettoken`): pause
+ * the app (or lengthen its pause, if this was the probe), then hold this message like any other.
+ */
+export async function pauseForError(
+  deps: SenderDeps,
+  r: IncomingRecord,
+  msg: QueuedMessage,
+  app: AppConfig,
+  err: WecomApiError,
+  gate: Gate,
+  log: Logger,
+): Promise<Outcome> {
+  const kind: AppPause['kind'] = err.errclass === 'rateLimited' ? 'rate_limited' : 'config_error';
+  const now = nowOf(deps);
+  if (kind === 'config_error') deps.metrics.count('ConfigError', 1, { app: msg.app });
+  else deps.metrics.count('RateLimited');
+  // The pause as it stands now: the gate's, or a fresh read (another container may have paused the app already).
+  const current = gate.state === 'closed' ? await deps.pauses.current(msg.app, { fresh: true }) : gate.pause;
+  const next = nextPause(
+    current,
+    {
+      kind,
+      reason: reasonOf(err),
+      errcode: err.errcode,
+      ...(kind === 'config_error' ? { configHash: configHashOf(app) } : {}),
+    },
+    now,
+    scheduleOf(deps),
+  );
+  const pause = next ?? current;
+  if (next) {
+    log.warn(
+      kind === 'rate_limited' ? 'WeCom rate limit: app paused' : 'WeCom configuration error: app paused',
+      {
+        errcode: err.errcode,
+        untilMs: next.untilMs,
+        level: next.level,
+      },
+    );
+    await deps.pauses
+      .paused(msg.app, next)
+      .catch((e: unknown) =>
+        log.error('could not record the pause; other containers learn it from WeCom', { err: e }),
+      );
+  }
+  if (!pause) return defer(deps, r, msg, now + scheduleOf(deps).rateLimitFirstMs, `errcode ${err.errcode}`);
+  return heldByPause(deps, r, msg, app, { state: 'paused', pause, retryAtMs: pause.untilMs });
+}
+
+async function failForConfig(
+  deps: SenderDeps,
+  msg: QueuedMessage,
+  app: AppConfig,
+  p: AppPause,
+): Promise<Outcome> {
+  const minutes = Math.round(holdMsOf(app) / 60_000);
+  await fail(deps, msg, {
+    code: 'wecom_config_error',
+    message: `${p.reason}; the app was held since ${new Date(p.sinceMs).toISOString()} (${minutes} min, delivery.configErrorHoldSeconds) without a fix`,
+    ...(p.errcode !== undefined ? { wecom_errcode: p.errcode } : {}),
+  });
+  return 'ack';
+}
