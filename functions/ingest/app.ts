@@ -15,8 +15,10 @@ import { type HttpResponse, json, RouteNotFoundError, toErrorBody } from '#lib/h
 import {
   type Authenticator,
   createAuthenticator,
+  getAppState,
   getMessage,
   type IngestDeps,
+  listApps,
   recallMessage,
   requireScope,
   submitBatch,
@@ -55,6 +57,9 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
     json(200, await getMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   recallMessage: async (deps, event, apiKey) =>
     json(200, await recallMessage(deps, apiKey, event.pathParameters?.id ?? '')),
+  listApps: async (deps, _event, apiKey) => json(200, await listApps(deps, apiKey)),
+  getApp: async (deps, event, apiKey) =>
+    json(200, await getAppState(deps, apiKey, event.pathParameters?.app ?? '')),
   health: async () => json(200, { status: 'ok' }),
   unknownRoute: async (_deps, event) => {
     throw new RouteNotFoundError(`${event.requestContext.http.method} ${event.rawPath}`);

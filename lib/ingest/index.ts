@@ -1,7 +1,9 @@
 export { authorizeApp, requireScope } from './access.js';
+export { type AppState, type AppStateView, getAppState, listApps } from './apps.js';
 export { type Authenticator, authenticate, createAuthenticator, sha256Hex } from './auth.js';
 export {
   AccessDeniedError,
+  AppNotFoundError,
   IngestError,
   type IngestErrorCode,
   InvalidRequestError,
@@ -16,4 +18,10 @@ export { newMessageId } from './ids.js';
 export { recallMessage } from './recall.js';
 export { MAX_BATCH_ITEMS, submitBatch, submitMessage } from './service.js';
 export { getMessage, type MessageStatusView } from './status.js';
-export type { Accepted, BatchItemResult, IngestDeps } from './types.js';
+export type {
+  Accepted,
+  BatchItemResult,
+  IngestDeps,
+  QuotaUsageReader,
+  QuotaWindowUsage,
+} from './types.js';

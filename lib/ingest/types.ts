@@ -2,7 +2,7 @@ import type { GatewayConfig } from '#lib/config/index.js';
 import type { UrlGuard } from '#lib/net/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
-import type { IdempotencyStore, MessageStore } from '#lib/store/index.js';
+import type { IdempotencyStore, MessageStore, PauseStore } from '#lib/store/index.js';
 import type { TokenCache, WecomApi } from '#lib/wecom/index.js';
 
 export interface IngestDeps {
@@ -12,8 +12,12 @@ export interface IngestDeps {
   queue: MessageQueue;
   logger: Logger;
   metrics: Metrics;
-  /** For recall only. */
+  /** For recall, and the token's age in `GET /v1/apps/{app}`. */
   tokens: TokenCache;
+  /** The app pauses the senders write (read only, for `GET /v1/apps`). */
+  pauses: Pick<PauseStore, 'get'>;
+  /** Quota use in the current windows (the sender's quota counters, read only). */
+  quotaUsage: QuotaUsageReader;
   wecom: Pick<WecomApi, 'recall'>;
   /** SSRF guard for `callback_url`; default: the system resolver, loopback per `config.allowLoopbackWebhooks`. */
   urlGuard?: UrlGuard;
@@ -33,3 +37,22 @@ export interface Accepted {
 export type BatchItemResult =
   | { index: number; id: string; status: 'queued' }
   | { index: number; error: unknown };
+
+/** One quota window of an app, as `GET /v1/apps/{app}` shows it. */
+export interface QuotaWindowUsage {
+  /** `app-minute`, `app-hour`, `app-day`. */
+  window: string;
+  /** WeCom's limit as configured (`quota.perMinute`…). */
+  limit: number;
+  /** What the gateway allows itself (the limit less its safety margin), for `high`; `normal` gets its share. */
+  allowed: number;
+  /** Reserved so far in this window (senders reserve in small blocks ahead of use). */
+  used: number;
+  /** When the window ends (epoch ms). */
+  resetsAtMs: number;
+}
+
+/** Port: reads an app's quota counters (lib/sender `QuotaGuard.usage`, wired in lib/runtime). */
+export interface QuotaUsageReader {
+  usage(app: string, now: number): Promise<QuotaWindowUsage[]>;
+}

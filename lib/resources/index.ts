@@ -101,6 +101,22 @@ export const ROUTES = [
     auth: { scope: 'messages:recall' },
     body: 'none',
   },
+  {
+    id: 'listApps',
+    method: 'GET',
+    path: '/v1/apps',
+    functionId: 'ingest',
+    auth: { scope: 'messages:read' },
+    body: 'none',
+  },
+  {
+    id: 'getApp',
+    method: 'GET',
+    path: '/v1/apps/{app}',
+    functionId: 'ingest',
+    auth: { scope: 'messages:read' },
+    body: 'none',
+  },
   { id: 'health', method: 'GET', path: '/v1/health', functionId: 'ingest', auth: 'none', body: 'none' },
   /** The OpenAPI 3.1 document (docs/openapi.json), public so that client generators can fetch it. */
   {

@@ -1,6 +1,7 @@
 import type { ConfigSource } from '#lib/config/index.js';
 import type { IngestDeps } from '#lib/ingest/index.js';
-import { DynamoIdempotencyStore } from '#lib/store/index.js';
+import { QuotaGuard, WECOM_WINDOWS } from '#lib/sender/index.js';
+import { DynamoIdempotencyStore, DynamoPauseStore, DynamoQuotaStore } from '#lib/store/index.js';
 import { createFetchWecomClient } from '#lib/wecom/index.js';
 import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js';
 
@@ -20,7 +21,8 @@ export async function createIngestDeps(
     (env, userAgent) => createFetchWecomClient({ baseUrl: env.wecomApiBase, userAgent }),
     { maxWaitMs: 5_000 },
   );
-
+  // Read only: the senders' quota counters, for GET /v1/apps/{app}.
+  const quota = new QuotaGuard(new DynamoQuotaStore(s.db, s.env.tableName), opts.windows ?? WECOM_WINDOWS);
   return {
     // Read on every use: the config source swaps in a re-read config (lib/config/source.ts).
     get config() {
@@ -33,6 +35,13 @@ export async function createIngestDeps(
     logger: s.logger,
     metrics: s.metrics,
     tokens: s.tokens,
+    pauses: new DynamoPauseStore(s.db, s.env.tableName),
+    quotaUsage: {
+      usage: async (app, now) => {
+        const config = s.configSource.current.apps[app];
+        return config ? quota.usage(app, config.quota, now) : [];
+      },
+    },
     wecom: s.wecom,
     // No urlGuard: lib/ingest builds one per config object, so a re-read config's allowLoopbackWebhooks holds.
     close: () => s.wecom.close(),

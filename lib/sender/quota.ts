@@ -97,6 +97,35 @@ export class QuotaGuard {
     }
   }
 
+  /**
+   * The app's counters in the windows holding `now` (for `GET /v1/apps/{app}`): WeCom's limit as configured, the
+   * share the gateway allows itself (for `high`), and what is reserved so far.
+   */
+  async usage(
+    app: string,
+    quota: QuotaConfig,
+    now: number,
+  ): Promise<{ window: QuotaScope; limit: number; allowed: number; used: number; resetsAtMs: number }[]> {
+    const w = this.windows;
+    const minute = Math.floor(now / w.minuteMs);
+    const hour = Math.floor(now / w.hourMs);
+    const day = Math.floor((now + w.dayOffsetMs) / w.dayMs);
+    const windows = [
+      { window: 'app-minute', index: minute, limit: quota.perMinute, resetsAtMs: (minute + 1) * w.minuteMs },
+      { window: 'app-hour', index: hour, limit: quota.perHour, resetsAtMs: (hour + 1) * w.hourMs },
+      { window: 'app-day', index: day, limit: quota.perDay, resetsAtMs: (day + 1) * w.dayMs - w.dayOffsetMs },
+    ] as const;
+    return Promise.all(
+      windows.map(async (x) => ({
+        window: x.window,
+        limit: x.limit,
+        allowed: effectiveLimit(x.limit, quota, 'high'),
+        used: await this.store.counter(app, x.window, x.index),
+        resetsAtMs: x.resetsAtMs,
+      })),
+    );
+  }
+
   private async acquireAt(d: QuotaDemand, now: number): Promise<QuotaDecision> {
     const w = this.windows;
     const minute = Math.floor(now / w.minuteMs);

@@ -30,6 +30,8 @@ export interface QuotaStore {
     expiresAtMs: number,
   ): Promise<MemberVerdict>;
   releaseMember(app: string, userId: string, hour: number, minuteOfHour: number): Promise<void>;
+  /** The counter's value (0 when absent): what `GET /v1/apps/{app}` shows. */
+  counter(app: string, scope: string, window: number): Promise<number>;
 }
 
 /** Told the counter's value after each successful reservation (for the utilisation metric). */
@@ -131,6 +133,18 @@ export class DynamoQuotaStore implements QuotaStore {
     const item = out.Item as Record<string, number> | undefined;
     if (!item || isExpired(item, this.now())) return 'minute';
     return (item.hour ?? 0) >= limits.perHour ? 'hour' : 'minute';
+  }
+
+  async counter(app: string, scope: string, window: number): Promise<number> {
+    const out = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keys.quota(app, scope, window),
+        ConsistentRead: true,
+      }),
+    );
+    const item = out.Item as { used?: number; expiresAt?: number } | undefined;
+    return item && !isExpired(item, this.now()) ? Number(item.used ?? 0) : 0;
   }
 
   async releaseMember(app: string, userId: string, hour: number, minuteOfHour: number): Promise<void> {

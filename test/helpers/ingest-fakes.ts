@@ -183,6 +183,8 @@ export function fakeIngest(
     logger: createLogger({ service: 'test' }, { write: (line) => logs.push(line) }),
     metrics: new Metrics('test', () => undefined),
     tokens,
+    pauses: { get: async () => undefined },
+    quotaUsage: { usage: async () => [] },
     wecom,
     urlGuard: opts.urlGuard ?? { assertSafe: async () => undefined },
     ...(opts.now ? { now: opts.now } : {}),

@@ -19,6 +19,10 @@ export class InMemoryQuotaStore implements QuotaStore {
     return this.counters.get(`${app}#${scope}#${window}`) ?? 0;
   }
 
+  async counter(app: string, scope: string, window: number): Promise<number> {
+    return this.used(app, scope, window);
+  }
+
   memberUsage(app: string, userId: string, hour: number): { hour: number; minutes: Map<number, number> } {
     return this.members.get(`${app}#${userId}#${hour}`) ?? { hour: 0, minutes: new Map() };
   }
