@@ -273,17 +273,18 @@ export type WecomCall = 'gettoken' | 'message/send' | 'message/recall';
 export const FUNCTION_ACCESS = {
   ingest: {
     // PutItem: records, idempotency claims, token lock; BatchWriteItem: a batch POST's records; UpdateItem:
-    // status; DeleteItem: idempotency release and token lock release/invalidation (recall); GetItem: status,
-    // idempotency replay, token.
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+    // status; DeleteItem: idempotency release and token lock release/invalidation (recall); GetItem: idempotency
+    // replay, token, app pauses and quota counters (GET /v1/apps); Query: a record with its first delivery (status).
+    table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     lanes: ['SendMessage'],
     // Recall answers with WeCom's verdict (200 recalled, 409 refused), so it calls WeCom while the client waits;
     // gettoken when no other function has cached the app's token.
     wecom: ['gettoken', 'message/recall'],
   },
   sender: {
-    // BatchWriteItem: first deliveries' `sent` records, one request per batch.
-    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+    // BatchWriteItem: first deliveries' outcomes, one request per batch; Query: a redelivered message's record with
+    // its first delivery.
+    table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     // SendMessage: deferred copies; ChangeMessageVisibility: retry backoff. Receive/delete: the event source.
     lanes: ['SendMessage', 'ChangeMessageVisibility'],
     wecom: ['gettoken', 'message/send'],

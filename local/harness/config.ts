@@ -9,7 +9,12 @@ import type { DevKey } from '#local/dev-config.js';
 /** A config with app `ops` (and optionally more) and one key for all of them. */
 export function testConfig(
   key: DevKey,
-  opts: { apps?: string[]; quota?: Partial<GatewayConfig['apps'][string]['quota']> } = {},
+  opts: {
+    apps?: string[];
+    quota?: Partial<GatewayConfig['apps'][string]['quota']>;
+    /** Per app (by name): delivery settings (budget, configuration-error hold, duplicate-check interval). */
+    delivery?: Record<string, NonNullable<GatewayConfig['apps'][string]['delivery']>>;
+  } = {},
 ): GatewayConfig {
   const names = opts.apps ?? ['ops'];
   return {
@@ -21,6 +26,7 @@ export function testConfig(
           agentId: 1000002 + i,
           secret: `secret-${name}-0123456789`,
           quota: { ...QUOTA_DEFAULTS, ...opts.quota },
+          ...(opts.delivery?.[name] ? { delivery: opts.delivery[name] } : {}),
         },
       ]),
     ),

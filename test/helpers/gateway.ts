@@ -25,13 +25,19 @@ export async function startTestGateway(
   opts: Omit<LocalStackOptions, 'config'> & {
     quota?: Partial<GatewayConfig['apps'][string]['quota']>;
     apps?: string[];
+    /** Per app: delivery settings (budget, configuration-error hold, duplicate-check interval). */
+    delivery?: Record<string, NonNullable<GatewayConfig['apps'][string]['delivery']>>;
     /** More keys next to the test's own (e.g. one made by `wecom-gateway keys create`). */
     extraApiKeys?: GatewayConfig['apiKeys'];
   } = {},
 ): Promise<TestGateway> {
   const devKey = newDevKey();
-  const { quota, apps, extraApiKeys = [], ...stackOpts } = opts;
-  const config = testConfig(devKey, { ...(quota ? { quota } : {}), ...(apps ? { apps } : {}) });
+  const { quota, apps, delivery, extraApiKeys = [], ...stackOpts } = opts;
+  const config = testConfig(devKey, {
+    ...(quota ? { quota } : {}),
+    ...(apps ? { apps } : {}),
+    ...(delivery ? { delivery } : {}),
+  });
   config.apiKeys.push(...extraApiKeys);
   const stack = await startLocalStack({
     port: 0,

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { QUEUES } from '#lib/resources/index.js';
+import { QUEUE_MAX_MESSAGE_BYTES, QUEUES } from '#lib/resources/index.js';
 import { MIN_VISIBILITY_TO_TIMEOUT_RATIO } from '../../infra/constructs/gateway-queues.js';
 import { logicalId, SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } from './synth.js';
 
@@ -7,6 +7,7 @@ interface QueueResource {
   readonly Properties: {
     readonly VisibilityTimeout: number;
     readonly MessageRetentionPeriod: number;
+    readonly MaximumMessageSize?: number;
     readonly SqsManagedSseEnabled?: boolean;
     readonly RedrivePolicy?: {
       deadLetterTargetArn: { 'Fn::GetAtt': [string, string] };
@@ -67,6 +68,12 @@ describe('Queues', () => {
       expect(queues[dlqId]?.Properties.MessageRetentionPeriod).toBeGreaterThan(
         source.Properties.MessageRetentionPeriod,
       );
+    }
+  });
+
+  it('pins every queue’s maximum message size to what ingest checks messages against (413 above it)', () => {
+    for (const queue of Object.values(queues)) {
+      expect(queue.Properties.MaximumMessageSize).toBe(QUEUE_MAX_MESSAGE_BYTES);
     }
   });
 

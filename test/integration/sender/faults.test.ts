@@ -6,13 +6,23 @@ import { createDocumentClient, DynamoMessageStore } from '#lib/store/index.js';
 import { queueDepth, senderContainer } from '#local/harness/sender.js';
 import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
 
-/** Retries after 1 s instead of WeCom-friendly minutes; a 45009 pause of 1.5 s instead of 60 s. */
+/**
+ * Retries after 1 s instead of WeCom-friendly minutes; a 45009 pause of 1.5 s instead of 60 s; configuration errors
+ * probed every second instead of after 1, 2, 5… minutes.
+ */
 const runtime = {
   retry: { baseSeconds: 1, capSeconds: 1 },
   rateLimitPauseMs: 1_500,
+  configProbeMs: [1_000],
   deferJitterSeconds: 0,
   wecom: { headersTimeoutMs: 1_000, bodyTimeoutMs: 1_000 },
 };
+const delivery = (o: { budgetSeconds?: number; configErrorHoldSeconds?: number }) => ({
+  budgetSeconds: 86_400,
+  configErrorHoldSeconds: 3_600,
+  duplicateCheckSeconds: 3_600,
+  ...o,
+});
 
 describe('sender faults on the local stack', () => {
   let gw: TestGateway;
@@ -22,7 +32,16 @@ describe('sender faults on the local stack', () => {
     return gw.stack.simulator;
   };
   beforeAll(async () => {
-    gw = await startTestGateway({ runtime, logWrite: (line) => logs.push(line) });
+    // One app per scenario that leaves an app paused or held, so the others are not affected.
+    gw = await startTestGateway({
+      runtime,
+      logWrite: (line) => logs.push(line),
+      apps: ['ops', 'circuit', 'held', 'budget'],
+      delivery: {
+        held: delivery({ configErrorHoldSeconds: 3 }),
+        budget: delivery({ budgetSeconds: 8 }),
+      },
+    });
   });
   afterAll(async () => {
     await gw?.stack.stop();
@@ -70,51 +89,80 @@ describe('sender faults on the local stack', () => {
     expect((await gw.get(`/v1/messages/${body.id}`)).body.status).toBe('failed');
   });
 
-  it('fails 60020 with an operator hint about the trusted IP list, counted as a ConfigError of the app', async () => {
+  it('holds a message after 60020 with the operator hint, counted as a ConfigError of the app, shows the open circuit, and sends it once fixed', async () => {
     sim().faults.script([{ errcode: 60020 }]);
-    const { body } = await gw.post('/v1/messages', text('untrusted IP', 'ip-user'));
+    const { body } = await gw.post('/v1/messages', text('untrusted IP', 'ip-user', { app: 'circuit' }));
 
-    const status = await gw.waitForStatus(body.id, ['failed']);
+    const held = await gw.waitForStatus(body.id, ['deferred', 'sent', 'failed']);
+    const app = await gw.get('/v1/apps/circuit');
+    // The script is used up: the operator has added the IP. The next probe goes through.
+    const sent = await gw.waitForStatus(body.id, ['sent', 'failed']);
 
-    expect(status.error.code).toBe('wecom_config_error');
-    expect(status.error.wecom_errcode).toBe(60020);
-    expect(status.error.message).toMatch(/trusted IP list \(企业可信IP\)/);
+    expect(held.status).toBe('deferred');
+    expect(held.events.at(-1).detail).toMatch(/configuration error 60020.*trusted IP list \(企业可信IP\)/);
+    expect(app.status).toBe(200);
+    expect(app.body).toMatchObject({
+      state: 'circuit_open',
+      pause: { kind: 'config_error', errcode: 60020 },
+    });
+    expect(app.body.pause.hint).toMatch(/trusted IP list/);
+    expect(sent.status).toBe('sent');
+    expect(sim().inbox('ip-user')).toHaveLength(1);
+    expect((await gw.get('/v1/apps/circuit')).body.state).toBe('active');
     // The EMF series the config-error alarm watches, and its per-app twin (flushed after the invocation).
     const emf = () => logs.filter((l) => l.includes('CloudWatchMetrics')).map((l) => JSON.parse(l));
-    await waitFor(() => emf().some((m) => m.ConfigError === 1 && m.app === 'ops'));
+    await waitFor(() => emf().some((m) => m.ConfigError === 1 && m.app === 'circuit'));
     const total = emf().find((m) => m.ConfigError === 1 && m.app === undefined);
     expect(total?._aws.CloudWatchMetrics[0]).toMatchObject({
       Namespace: 'WecomGateway/local',
       Dimensions: [[]],
     });
     // The sender's log line names the invocation (Lambda request id, cold start) and the message.
-    const rejected = logs
+    const paused = logs
       .map((l) => JSON.parse(l))
-      .find((l) => l.message === 'WeCom rejected the message permanently' && l.messageId === body.id);
-    expect(rejected).toMatchObject({ errcode: 60020, coldStart: expect.any(Boolean) });
-    expect(rejected.requestId).toMatch(/^[0-9a-f-]{36}$/);
+      .find((l) => l.message === 'WeCom configuration error: app paused' && l.messageId === body.id);
+    expect(paused).toMatchObject({ errcode: 60020, coldStart: expect.any(Boolean) });
+    expect(paused.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('moves a message that always fails to the DLQ and marks it dead', { timeout: 60_000 }, async () => {
+  it('fails waiting messages with the errcode and hint once the app was held for configErrorHoldSeconds', async () => {
+    sim().faults.setRate({ errcode: 48002 }, 1);
+    const { body } = await gw.post('/v1/messages', text('forbidden', 'held-user', { app: 'held' }));
+
+    const status = await gw.waitForStatus(body.id, ['failed'], 20_000);
+
+    expect(status.error).toMatchObject({ code: 'wecom_config_error', wecom_errcode: 48002 });
+    expect(status.error.message).toMatch(/permissions/);
+    expect(status.events.some((e: { type: string }) => e.type === 'deferred')).toBe(true);
+  });
+
+  it('marks a message that always fails dead once its delivery budget is used up, not after 6 receives', {
+    timeout: 60_000,
+  }, async () => {
     sim().faults.setRate({ errcode: -1 }, 1);
-    const { body } = await gw.post('/v1/messages', text('never goes through', 'dead-user'));
+    const { body } = await gw.post(
+      '/v1/messages',
+      text('never goes through', 'dead-user', { app: 'budget' }),
+    );
 
-    const status = await gw.waitForStatus(body.id, ['dead'], 45_000);
-    await waitFor(async () => (await queueDepth(gw.stack, 'normal-dlq')) === 1, 15_000);
+    const status = await gw.waitForStatus(body.id, ['dead'], 30_000);
 
-    expect(status.error.code).toBe('retries_exhausted');
-    expect(status.attempts).toBe(6);
+    expect(status.error.code).toBe('budget_exhausted');
+    // With 1 s retries an 8 s budget takes more attempts than SQS's 6 receives: the DLQ never saw it.
+    expect(status.attempts).toBeGreaterThan(6);
+    expect(await queueDepth(gw.stack, 'normal-dlq')).toBe(0);
     expect(sim().inbox('dead-user')).toHaveLength(0);
   });
 
-  it('resends with WeCom duplicate check after a timeout that reached WeCom, so the member sees it once', async () => {
+  it('resends the same request after a timeout that reached WeCom, so the member sees it once', async () => {
     sim().faults.script(['timeoutAfterDelivery']);
+    const suppressedBefore = sim().stats().duplicatesSuppressed;
     const { body } = await gw.post('/v1/messages', text('answer lost on the way back', 'timeout-user'));
 
     const status = await gw.waitForStatus(body.id, ['sent']);
 
     expect(sim().inbox('timeout-user')).toHaveLength(1);
-    expect(sim().stats().duplicatesSuppressed).toBe(1);
+    expect(sim().stats().duplicatesSuppressed - suppressedBefore).toBe(1);
     expect(status.wecom.msgid).toBe(sim().inbox('timeout-user')[0]?.msgid);
   });
 
