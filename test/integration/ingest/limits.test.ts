@@ -31,6 +31,44 @@ describe('ingest API: body limits, content type, health and the error shape', ()
     expect(await storedState(gw.stack)).toEqual(before);
   });
 
+  /** An mpnews WeCom accepts (content ≤ 666 KB); whether the gateway can store and queue it depends on its size. */
+  const mpnews = (contentBytes: number, tag = '') =>
+    messageBody('mpnews', {
+      mpnews: {
+        articles: [{ title: `big ${tag}`, thumb_media_id: 'MEDIA', content: 'x'.repeat(contentBytes) }],
+      },
+    });
+
+  it('answers 413 naming the field for a valid message too large to store and queue, and stores nothing', async () => {
+    const before = await storedState(gw.stack);
+
+    const res = await gw.post('/v1/messages', JSON.stringify(mpnews(300_000)));
+
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('payload_too_large');
+    expect(res.body.error.details).toEqual([
+      { field: 'mpnews.articles[0].content', message: expect.stringContaining('300000 bytes') },
+    ]);
+    expect(await storedState(gw.stack)).toEqual(before);
+  });
+
+  it('stores and queues large messages that fit, four of them in one batch (chunked by size for SQS)', async () => {
+    const single = await gw.post('/v1/messages', JSON.stringify(mpnews(200_000, 'single')));
+    const batch = await gw.post(
+      '/v1/messages/batch',
+      JSON.stringify({ messages: [1, 2, 3, 4].map((i) => mpnews(200_000, `batch ${i}`)) }),
+    );
+
+    expect(single.status).toBe(202);
+    expect(batch.status).toBe(207);
+    expect(batch.body.results.map((r: { status?: string }) => r.status)).toEqual([
+      'queued',
+      'queued',
+      'queued',
+      'queued',
+    ]);
+  });
+
   it.each([
     ['text/plain', 'hello'],
     ['application/x-www-form-urlencoded', 'app=ops'],

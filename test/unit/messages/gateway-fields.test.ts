@@ -228,3 +228,30 @@ describe('send options', () => {
     );
   });
 });
+
+describe('ttl_seconds', () => {
+  it('is returned as ttlSeconds, a whole number of seconds from 1 to 14 days', () => {
+    expect(expectValid(text({ ttl_seconds: 300 })).ttlSeconds).toBe(300);
+    expect(expectValid(text({})).ttlSeconds).toBeUndefined();
+    expectOnlyIssue(text({ ttl_seconds: 0 }), 'ttl_seconds', '0 seconds, min 1');
+    expectOnlyIssue(text({ ttl_seconds: 1_209_601 }), 'ttl_seconds', '1209601 seconds, max 1209600');
+    expectOnlyIssue(text({ ttl_seconds: 2.5 }), 'ttl_seconds', 'must be an integer number of seconds');
+  });
+});
+
+describe('duplicate_protection', () => {
+  it('opts a message out of the duplicate check with false; true is the default', () => {
+    expect(expectValid(text({ duplicate_protection: false })).duplicateProtection).toBe(false);
+    expect(expectValid(text({ duplicate_protection: true }))).not.toHaveProperty('duplicateProtection');
+    expect(expectValid(text({}))).not.toHaveProperty('duplicateProtection');
+  });
+
+  it('must be a boolean, and cannot be false together with enable_duplicate_check: 1', () => {
+    expectOnlyIssue(text({ duplicate_protection: 'no' }), 'duplicate_protection', 'must be true or false');
+    expectOnlyIssue(
+      text({ duplicate_protection: false, enable_duplicate_check: 1 }),
+      'duplicate_protection',
+      'false contradicts enable_duplicate_check: 1; send one of them',
+    );
+  });
+});

@@ -114,6 +114,25 @@ describe('toWecomSendBody', () => {
     );
   });
 
+  it('flags every attempt with the interval fixed at acceptance, whatever else the attempt knows', () => {
+    const req = expectValid(messageBody('text'));
+
+    const first = toWecomSendBody(req, AGENT_ID, { duplicateCheckSeconds: 3600 });
+    const resend = toWecomSendBody(req, AGENT_ID, { duplicateCheckSeconds: 3600, forceDuplicateCheck: true });
+
+    expect(first).toMatchObject({ enable_duplicate_check: 1, duplicate_check_interval: 3600 });
+    expect(JSON.stringify(resend)).toBe(JSON.stringify(first));
+  });
+
+  it('sends no check at all for a message that opted out (interval 0), even when a resend would force it', () => {
+    const req = expectValid(messageBody('text', { duplicate_protection: false }));
+
+    const body = toWecomSendBody(req, AGENT_ID, { duplicateCheckSeconds: 0, forceDuplicateCheck: true });
+
+    expect(body).not.toHaveProperty('enable_duplicate_check');
+    expect(body).not.toHaveProperty('duplicate_check_interval');
+  });
+
   it('builds byte-identical JSON for the same request', () => {
     const req = expectValid(messageBody('template_card', { toparty: '2|1', safe: 1 }));
 
