@@ -13,7 +13,7 @@ import {
   toQueuedMessage,
 } from '#lib/model/index.js';
 import { QueueUnavailableError, SqsMessageQueue } from '#lib/queue/index.js';
-import type { LaneName } from '#lib/resources/index.js';
+import { type LaneName, QUEUE_MAX_MESSAGE_BYTES } from '#lib/resources/index.js';
 import { type SqsEmulator, startSqs } from '#local/emulators.js';
 import { closedEndpoint } from '#test/helpers/closed-port.js';
 import { localSqsClient } from '#test/helpers/local-clients.js';
@@ -122,6 +122,31 @@ describe('SqsMessageQueue (fauxqs)', () => {
     expect(unsent).toEqual([]);
     expect(sent.sort()).toEqual([10, 10, 5].sort());
     expect((await depth(urls.normal)).visible).toBe(25);
+  });
+
+  it('keeps every SendMessageBatch within the queue’s maximum message size, so large messages never fail a chunk', async () => {
+    const totals: number[] = [];
+    const measuring = {
+      send: ((command: { input: { Entries?: { MessageBody?: string }[] } }) => {
+        const entries = command.input.Entries;
+        if (entries) totals.push(entries.reduce((n, e) => n + Buffer.byteLength(e.MessageBody ?? ''), 0));
+        return Promise.resolve({ Successful: [], Failed: [] });
+      }) as unknown as SQSClient['send'],
+    };
+    const queue = new SqsMessageQueue(measuring, { high: 'h', normal: 'n' });
+    const big = (id: string): QueuedMessage => {
+      const m = message(id);
+      return { ...m, request: { ...m.request, content: { content: 'x'.repeat(100_000) } } };
+    };
+
+    const unsent = await queue.enqueueBatch(
+      'normal',
+      [...Array(7)].map((_, i) => big(`msg_big_${i}`)),
+    );
+
+    expect(unsent).toEqual([]);
+    expect(totals.length).toBeGreaterThanOrEqual(3);
+    for (const total of totals) expect(total).toBeLessThanOrEqual(QUEUE_MAX_MESSAGE_BYTES);
   });
 
   it('reports the ids of entries SQS failed, and of a whole chunk whose request failed', async () => {
