@@ -1,12 +1,15 @@
 /**
- * SPEC §7: chaos run — accepted = sent + failed + dead (0 lost); 0 duplicate deliveries.
+ * SPEC §7: chaos run under the simulator's strict readings (issue 9: rolling windows, duplicate check only between
+ * byte-identical flagged requests, day blocks, IP bans, sub-party reach) — accepted = sent + failed + dead + expired
+ * (0 lost); 0 duplicate deliveries; 0 silent drops.
  *
  * The stack runs with its own API and sender (simulator at 20 ms; retries and pauses shortened so the run ends in
- * seconds: backoff 1–2 s, 45009 pause 1.5 s, WeCom headers/body timeout 1 s). While a bounded mixed load goes in —
+ * seconds: backoff 1–2 s, first 45009 pause 1.5 s, WeCom headers/body timeout 1 s). While a bounded mixed load goes in —
  * single POSTs (a fifth `high`, a tenth with an Idempotency-Key, each of those replayed once with the same key and
  * body), plus batch POSTs of 50 — the simulator injects faults on message/send at fixed rates: -1 (5%), HTTP 500
- * (5%), 42001 (3%, the token is revoked), timeoutAfterDelivery (3%: delivered, but the answer never comes), 45009
- * (1%), and the permanent 40003 (1%) so that `failed` occurs too. During the single POSTs the SQS emulator and then
+ * (5%), 42001 (3%, the token is revoked), timeoutAfterDelivery (3%: delivered, but the answer never comes),
+ * resetAfterDelivery (2%: delivered, then the connection drops), 45009 (1%), and the permanent 40003 (1%) so that
+ * `failed` occurs too. During the single POSTs the SQS emulator and then
  * the DynamoDB emulator restart (each down for 1 s, back on the same endpoint with their data); POSTs answered 503
  * meanwhile count as rejected, not accepted.
  *
@@ -26,7 +29,7 @@ const SINGLES = 240;
 const BATCHES = 3;
 const BATCH_SIZE = 50;
 const MEMBERS = 80;
-const TERMINAL = new Set(['sent', 'failed', 'dead']);
+const TERMINAL = new Set(['sent', 'failed', 'dead', 'expired']);
 const RESTARTS = ['sqs', 'dynamodb'] as const;
 const RESTART_GAP_MS = 1_000;
 const RESTART_DOWN_MS = 1_000;
@@ -40,6 +43,7 @@ const FAULTS = [
   { kind: 'http500', rate: 0.05, label: 'http500' },
   { kind: { errcode: 42001 }, rate: 0.03, label: '42001' },
   { kind: 'timeoutAfterDelivery', rate: 0.03, label: 'timeoutAfterDelivery' },
+  { kind: 'resetAfterDelivery', rate: 0.02, label: 'resetAfterDelivery' },
   { kind: { errcode: 45009 }, rate: 0.01, label: '45009' },
   { kind: { errcode: 40003 }, rate: 0.01, label: '40003 (permanent)' },
 ] as const;
@@ -52,9 +56,10 @@ interface Sent {
 
 export const chaos: Metric = {
   id: 'chaos',
-  title: 'chaos run: nothing lost, nothing delivered twice',
+  title: 'chaos run under the strict readings: nothing lost, nothing delivered twice, nothing dropped',
   async run(ctx) {
     const gw = await startBenchGateway({
+      simulator: { readings: 'strict' },
       runtime: {
         retry: { baseSeconds: 1, capSeconds: 2 },
         rateLimitPauseMs: 1_500,
@@ -220,25 +225,34 @@ export const chaos: Metric = {
       const phantom = [...seen.keys()].filter((k) => !known.has(k)).length;
       const dlq = (await queueDepth(gw.stack, 'high-dlq')) + (await queueDepth(gw.stack, 'normal-dlq'));
       const stats = sim.stats();
-      const sum = (byStatus.sent ?? 0) + (byStatus.failed ?? 0) + (byStatus.dead ?? 0);
+      const sum =
+        (byStatus.sent ?? 0) + (byStatus.failed ?? 0) + (byStatus.dead ?? 0) + (byStatus.expired ?? 0);
       return {
         rows: [
           {
-            metric: 'chaos: accepted = sent + failed + dead',
-            measured: `${lost} lost (${accepted.size} = ${byStatus.sent ?? 0} sent + ${byStatus.failed ?? 0} failed + ${byStatus.dead ?? 0} dead)`,
+            metric: 'chaos (strict readings): accepted = sent + failed + dead + expired',
+            measured: `${lost} lost (${accepted.size} = ${byStatus.sent ?? 0} sent + ${byStatus.failed ?? 0} failed + ${byStatus.dead ?? 0} dead + ${byStatus.expired ?? 0} expired)`,
             target: '0 lost',
             pass: lost === 0 && sum === accepted.size,
             value: lost,
           },
           {
-            metric: 'chaos: duplicate deliveries',
+            metric: 'chaos (strict readings): duplicate deliveries',
             measured: String(duplicates),
             target: '0',
             pass: duplicates === 0 && phantom === 0,
             value: duplicates,
           },
+          {
+            metric: 'chaos (strict readings): silent drops',
+            measured: String(stats.dropped),
+            target: '0',
+            pass: stats.dropped === 0,
+            value: stats.dropped,
+          },
         ],
         details: {
+          readings: stats.readings,
           faults: FAULTS.map((f) => ({ kind: f.label, rate: f.rate })),
           restarts,
           accepted: accepted.size,
@@ -267,7 +281,7 @@ export const chaos: Metric = {
           },
         },
         notes: [
-          `chaos: ${accepted.size} accepted (${rejected} rejected, ${keyed.length} idempotent replays, ${idempotencyMismatches} answered with another id), settled in ${round(settleMs / 1000, 1)} s${settled ? '' : ' (NOT all terminal within the bound)'}; statuses ${JSON.stringify(byStatus)}; WeCom saw ${stats.sendCalls} send calls (${JSON.stringify(stats.byErrcode)}), suppressed ${stats.duplicatesSuppressed} repeats with its duplicate check, ${stats.gettokenCalls} gettoken calls; DLQ depth ${dlq}; dead but delivered ${deadButDelivered}; silent drops ${stats.dropped}. Emulator restarts: ${restarts.join('; ')}.`,
+          `chaos (readings ${JSON.stringify(stats.readings)}): ${accepted.size} accepted (${rejected} rejected, ${keyed.length} idempotent replays, ${idempotencyMismatches} answered with another id), settled in ${round(settleMs / 1000, 1)} s${settled ? '' : ' (NOT all terminal within the bound)'}; statuses ${JSON.stringify(byStatus)}; WeCom saw ${stats.sendCalls} send calls (${JSON.stringify(stats.byErrcode)}), suppressed ${stats.duplicatesSuppressed} repeats with its duplicate check, ${stats.gettokenCalls} gettoken calls; DLQ depth ${dlq}; dead but delivered ${deadButDelivered}; silent drops ${stats.dropped}. Emulator restarts: ${restarts.join('; ')}.`,
         ],
       };
     } finally {
