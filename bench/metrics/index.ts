@@ -10,10 +10,12 @@ import { peakRss } from './peak-rss.js';
 import { quotaUtilisation } from './quota.js';
 import { senderThroughput } from './sender-throughput.js';
 import { tokenStorm } from './token-storm.js';
+import { wrongSecret } from './wrong-secret.js';
 
 /** In run order: cheap and independent first; `cost` after `dynamo`, whose measurements it prices. */
 export const METRICS: readonly Metric[] = [
   tokenStorm,
+  wrongSecret,
   quotaUtilisation,
   dynamoRequests,
   cost,
