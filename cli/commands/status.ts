@@ -15,7 +15,7 @@ export const isTerminal = (status: string): boolean => TERMINAL_STATUSES.has(sta
 const paint = (c: Colors, status: string): string =>
   DELIVERED.has(status)
     ? c.green(status)
-    : status === 'failed' || status === 'dead'
+    : status === 'failed' || status === 'dead' || status === 'expired'
       ? c.red(status)
       : status === 'deferred'
         ? c.yellow(status)

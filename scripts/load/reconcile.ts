@@ -30,7 +30,7 @@ interface ReplayRecord {
   status: number;
 }
 
-const TERMINAL = new Set(['sent', 'failed', 'dead', 'recalled']);
+const TERMINAL = new Set(['sent', 'failed', 'dead', 'expired', 'recalled']);
 const STATUS_CONCURRENCY = 16;
 
 export interface RunRecords {
