@@ -13,6 +13,7 @@ export type MetricName =
   | 'Sent'
   | 'Failed'
   | 'Dead'
+  | 'Expired'
   | 'Deferred'
   | 'Retried'
   | 'RateLimited'

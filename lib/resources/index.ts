@@ -171,8 +171,9 @@ export const MAX_RECEIVE_COUNT = 6;
 const LANE_VISIBILITY_SECONDS = 6 * FUNCTIONS.sender.timeoutSeconds;
 const DAY = 24 * 3600;
 /**
- * A lane message lives at most a few days: deferrals re-enqueue a fresh copy (its clock restarts), and retries
- * end in the DLQ after `MAX_RECEIVE_COUNT` receives.
+ * A lane message lives at most a few days: deferrals and late retries re-enqueue a fresh copy (its clock restarts),
+ * and a message ends by its delivery budget (`delivery.budgetSeconds`, 24 h by default) or, if the sender crashes on
+ * it, in the DLQ after `MAX_RECEIVE_COUNT` receives.
  */
 const LANE_RETENTION_SECONDS = 7 * DAY;
 /**

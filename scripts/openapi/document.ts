@@ -13,6 +13,7 @@ import { MAX_BODY_BYTES } from '#functions/ingest/app.js';
 import { LIMITS } from '#lib/messages/index.js';
 import { GatewayFieldsSchema } from '#lib/messages/schemas/gateway.js';
 import { MessageContentSchema } from '#lib/messages/schemas/message.js';
+import type { AppState } from '#lib/ingest/apps.js';
 import { STATUS } from '#lib/model/index.js';
 
 type Json = Record<string, unknown>;
@@ -156,6 +157,8 @@ const messageId = {
   schema: { type: 'string', pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$' },
 };
 
+const APP_STATES = ['active', 'paused', 'circuit_open', 'probing'] satisfies AppState[];
+
 /** Response bodies: shapes of lib/ingest's views and lib/http's error envelope. */
 const RESPONSES: Record<string, Json> = {
   Accepted: {
@@ -222,7 +225,7 @@ const RESPONSES: Record<string, Json> = {
           code: {
             type: 'string',
             description:
-              'exceeds_quota, retries_exhausted, app_not_configured, wecom_config_error, wecom_rejected, …',
+              'exceeds_quota, budget_exhausted, expired, retries_exhausted, app_not_configured, wecom_config_error, wecom_rejected, …',
           },
           message: { type: 'string' },
           wecom_errcode: { type: 'integer' },
@@ -249,6 +252,76 @@ const RESPONSES: Record<string, Json> = {
     properties: { status: { const: STATUS.recalled } },
     required: ['status'],
     additionalProperties: false,
+  },
+  AppState: {
+    type: 'object',
+    description: 'What the sender knows about an app right now (lib/ingest/apps.ts); never its secret or token',
+    properties: {
+      app: { type: 'string' },
+      state: { enum: APP_STATES },
+      pause: nullable({
+        type: 'object',
+        properties: {
+          kind: { enum: ['rate_limited', 'config_error'] },
+          errcode: nullable({ type: 'integer' }),
+          reason: { type: 'string' },
+          hint: nullable({ type: 'string' }),
+          since: { type: 'string', format: 'date-time' },
+          until: { type: 'string', format: 'date-time' },
+          level: { type: 'integer', minimum: 0 },
+          fails_messages_at: nullable({ type: 'string', format: 'date-time' }),
+        },
+        required: ['kind', 'errcode', 'reason', 'hint', 'since', 'until', 'level', 'fails_messages_at'],
+      }),
+      quota: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            window: { type: 'string' },
+            limit: { type: 'integer', minimum: 0 },
+            allowed: { type: 'integer', minimum: 0 },
+            used: { type: 'integer', minimum: 0 },
+            resets_at: { type: 'string' },
+          },
+          required: ['window', 'limit', 'allowed', 'used', 'resets_at'],
+        },
+      },
+      token: {
+        type: 'object',
+        properties: {
+          fetched_at: nullable({ type: 'string', format: 'date-time' }),
+          age_seconds: nullable({ type: 'integer' }),
+          expires_in_seconds: nullable({ type: 'integer' }),
+          last_error: nullable({
+            type: 'object',
+            properties: {
+              errcode: nullable({ type: 'integer' }),
+              class: { type: 'string' },
+              failures: { type: 'integer', minimum: 0 },
+              retry_at: { type: 'string' },
+            },
+            required: ['errcode', 'class', 'failures', 'retry_at'],
+          }),
+        },
+        required: ['fetched_at', 'age_seconds', 'expires_in_seconds', 'last_error'],
+      },
+    },
+    required: ['app', 'state', 'pause', 'quota', 'token'],
+  },
+  AppList: {
+    type: 'object',
+    properties: {
+      apps: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { app: { type: 'string' }, state: { enum: APP_STATES } },
+          required: ['app', 'state'],
+        },
+      },
+    },
+    required: ['apps'],
   },
   Health: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] },
   ErrorObject: {
@@ -365,6 +438,25 @@ export function buildOpenApiDocument(version: string): Json {
             '409': errorResponse(
               'not_recallable, recall_window_passed, wecom_recall_failed or app_not_configured',
             ),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/v1/apps': {
+        get: {
+          operationId: 'listApps',
+          summary: "The key's apps with their state",
+          responses: { '200': response('One entry per app the key may use', ref('AppList')), ...COMMON_ERRORS },
+        },
+      },
+      '/v1/apps/{app}': {
+        get: {
+          operationId: 'getApp',
+          summary: "An app's pause or circuit state, quota use and token age",
+          parameters: [{ name: 'app', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            '200': response("The app's state", ref('AppState')),
+            '404': errorResponse('No such app, or one the key may not use'),
             ...COMMON_ERRORS,
           },
         },

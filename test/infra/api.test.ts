@@ -12,6 +12,8 @@ describe('HTTP API', () => {
     const routes = Object.values(gateway.template.findResources('AWS::ApiGatewayV2::Route'));
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([
       '$default',
+      'GET /v1/apps',
+      'GET /v1/apps/{app}',
       'GET /v1/health',
       'GET /v1/messages/{id}',
       'GET /v1/openapi.json',
