@@ -258,6 +258,7 @@ describe('POST /v1/messages: every msgtype, recipients, priorities (sender off)'
         wecom: null,
         error: null,
         events: [{ at: expect.any(String), type: 'queued' }],
+        events_omitted: 0,
       });
     });
   });
