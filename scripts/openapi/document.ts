@@ -10,10 +10,10 @@
 import { type JsonSchema, type OverrideActionContext, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { MAX_BODY_BYTES } from '#functions/ingest/app.js';
+import type { AppState } from '#lib/ingest/apps.js';
 import { LIMITS } from '#lib/messages/index.js';
 import { GatewayFieldsSchema } from '#lib/messages/schemas/gateway.js';
 import { MessageContentSchema } from '#lib/messages/schemas/message.js';
-import type { AppState } from '#lib/ingest/apps.js';
 import { STATUS } from '#lib/model/index.js';
 
 type Json = Record<string, unknown>;
@@ -255,7 +255,8 @@ const RESPONSES: Record<string, Json> = {
   },
   AppState: {
     type: 'object',
-    description: 'What the sender knows about an app right now (lib/ingest/apps.ts); never its secret or token',
+    description:
+      'What the sender knows about an app right now (lib/ingest/apps.ts); never its secret or token',
     properties: {
       app: { type: 'string' },
       state: { enum: APP_STATES },
@@ -446,7 +447,10 @@ export function buildOpenApiDocument(version: string): Json {
         get: {
           operationId: 'listApps',
           summary: "The key's apps with their state",
-          responses: { '200': response('One entry per app the key may use', ref('AppList')), ...COMMON_ERRORS },
+          responses: {
+            '200': response('One entry per app the key may use', ref('AppList')),
+            ...COMMON_ERRORS,
+          },
         },
       },
       '/v1/apps/{app}': {
