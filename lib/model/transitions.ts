@@ -36,6 +36,16 @@ export const TRANSITIONS = {
   fail: { from: PENDING_STATUSES, to: STATUS.failed },
   /** Ingest: WeCom recalled it (within 24 h of sending). */
   recall: { from: [STATUS.sent], to: STATUS.recalled },
+  /**
+   * Operator (`wecom-gateway dlq list`): the message's current copy lies in a dead-letter queue (the sender
+   * could not handle it `maxReceiveCount` times), so nothing will send it: its status says so.
+   */
+  deadLetter: { from: PENDING_STATUSES, to: STATUS.dead },
+  /**
+   * Operator (`wecom-gateway dlq redrive`): a message from a dead-letter queue goes back to its lane as a fresh
+   * copy (generation + 1), sent with WeCom's duplicate check since an earlier attempt may have reached WeCom.
+   */
+  redrive: { from: [...PENDING_STATUSES, STATUS.dead], to: STATUS.queued },
 } as const satisfies Record<string, { from: readonly MessageStatus[]; to: MessageStatus }>;
 
 export type TransitionName = keyof typeof TRANSITIONS;
@@ -69,6 +79,15 @@ export interface StatusChange {
   missedWecomAtReceive?: number | false;
   /** Sets the sticky `mayHaveReachedWecom` marker (never cleared). */
   mayHaveReachedWecom?: true;
+  /**
+   * A further condition: the record's generation must be this one. For changes made outside the sender from a
+   * copy it read (an operator's DLQ tools): a newer copy owns the message, and an older one must not touch it.
+   */
+  ifGeneration?: number;
+  /** `mayHaveReachedAt` replaces the record's instead of yielding to it (a forced redrive starts protection afresh). */
+  replaceMayHaveReachedAt?: true;
+  /** Removes the record's `error` (a redriven message is no longer dead). */
+  clearError?: true;
 }
 
 const change = (name: TransitionName, at: string, event: Omit<MessageEvent, 'at'>) => ({
@@ -185,6 +204,31 @@ export const changes = {
     error,
   }),
   recall: (at: string): StatusChange => change('recall', at, { type: 'recalled' }),
+  /** `generation`: the dead copy's, which must still be the record's. */
+  deadLetter: (at: string, generation: number, error: MessageError): StatusChange => ({
+    ...change('deadLetter', at, { type: 'dead', detail: error.code }),
+    ifGeneration: generation,
+    error,
+  }),
+  /**
+   * `from`: the record's generation as read (the condition); the copy gets `from + 1`. `mayHaveReachedAt`: when
+   * the first attempt that may have reached WeCom started; `forced`: the operator sends it although WeCom's
+   * duplicate check no longer covers that attempt, so protection counts from this redrive instead.
+   */
+  redrive: (
+    at: string,
+    r: { from: number; mayHaveReachedAt: string; forced: boolean; detail: string },
+  ): StatusChange => ({
+    ...change('redrive', at, { type: 'redriven', detail: r.detail }),
+    ifGeneration: r.from,
+    generation: r.from + 1,
+    mayHaveReachedWecom: true,
+    mayHaveReachedAt: r.mayHaveReachedAt,
+    ...(r.forced ? { replaceMayHaveReachedAt: true as const } : {}),
+    // Whatever an earlier receive proved, this copy starts unproven.
+    missedWecomAtReceive: false,
+    clearError: true,
+  }),
 } satisfies Record<TransitionName, (...args: never[]) => StatusChange>;
 
 /**
@@ -193,6 +237,7 @@ export const changes = {
  */
 export function applyChange(record: MessageRecord, c: StatusChange): MessageRecord | undefined {
   if (!c.from.includes(record.status)) return undefined;
+  if (c.ifGeneration !== undefined && record.generation !== c.ifGeneration) return undefined;
   const r: MessageRecord = { ...record, status: c.to, updatedAt: c.at };
   if (c.eventMode === 'count') {
     r.lastEvent = c.event;
@@ -204,7 +249,9 @@ export function applyChange(record: MessageRecord, c: StatusChange): MessageReco
   if (c.sentAt) r.sentAt = c.sentAt;
   if (c.generation !== undefined) r.generation = c.generation;
   if (c.mayHaveReachedWecom) r.mayHaveReachedWecom = true;
-  if (c.mayHaveReachedAt && record.mayHaveReachedAt === undefined) r.mayHaveReachedAt = c.mayHaveReachedAt;
+  if (c.mayHaveReachedAt && (record.mayHaveReachedAt === undefined || c.replaceMayHaveReachedAt))
+    r.mayHaveReachedAt = c.mayHaveReachedAt;
+  if (c.clearError) delete r.error;
   if (c.missedWecomAtReceive === false) {
     delete r.lastAttemptReachedWecom;
     delete r.notReachedAtReceive;

@@ -205,13 +205,19 @@ export class DynamoMessageStore implements MessageStore {
 
   async transition(id: string, c: StatusChange): Promise<boolean> {
     const { update, names, values, fromKeys } = updateFor(c);
+    let condition = `attribute_exists(pk) AND #status IN (${fromKeys.join(', ')})`;
+    if (c.ifGeneration !== undefined) {
+      names['#gen'] = 'generation';
+      values[':ifGen'] = c.ifGeneration;
+      condition += ' AND #gen = :ifGen';
+    }
     const written = await conditionalWrite(
       this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.message(id),
           UpdateExpression: update,
-          ConditionExpression: `attribute_exists(pk) AND #status IN (${fromKeys.join(', ')})`,
+          ConditionExpression: condition,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
@@ -273,7 +279,11 @@ function updateFor(c: StatusChange) {
   if (c.mayHaveReachedAt) {
     names['#mha'] = 'mayHaveReachedAt';
     values[':mha'] = c.mayHaveReachedAt;
-    sets.push('#mha = if_not_exists(#mha, :mha)');
+    sets.push(c.replaceMayHaveReachedAt ? '#mha = :mha' : '#mha = if_not_exists(#mha, :mha)');
+  }
+  if (c.clearError) {
+    names['#error'] = 'error';
+    removes.push('#error');
   }
   if (c.missedWecomAtReceive !== undefined) {
     names['#lr'] = 'lastAttemptReachedWecom';

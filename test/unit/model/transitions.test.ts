@@ -34,6 +34,8 @@ const EXAMPLES: Record<TransitionName, StatusChange> = {
   defer: changes.defer(AT, 1, undefined, 'quota app-minute; retry in 30s'),
   fail: changes.fail(AT, { code: 'wecom_rejected', message: 'no' }),
   recall: changes.recall(AT),
+  deadLetter: changes.deadLetter(AT, 0, { code: 'dead_lettered', message: 'in the DLQ' }),
+  redrive: changes.redrive(AT, { from: 0, mayHaveReachedAt: AT, forced: false, detail: 'from the DLQ' }),
 };
 
 const ALL_STATUSES = Object.values(STATUS);
@@ -41,8 +43,9 @@ const ALL_STATUSES = Object.values(STATUS);
 describe('the status transition table', () => {
   it('allows exactly the moves of SPEC §2, and no others', () => {
     // queued → (deferred ⇄ queued) → sent | failed | dead | expired; sent → recalled. Plus: ingest fails a record it
-    // could not queue, and a message an operator redrives from the DLQ (dead) may still be sent.
+    // could not queue, and a message an operator redrives from the DLQ (dead) may still be sent or queued again.
     const expected = [
+      'dead→queued',
       'queued→expired',
       'deferred→expired',
       'queued→failed',
@@ -167,6 +170,48 @@ describe('changes', () => {
       type: 'deferred',
       detail: `quota ${MAX_LISTED_DEFERRALS + 7}`,
     });
+  });
+
+  it('lets the operator changes move only the generation they read: a newer copy owns the message', () => {
+    const current = messageRecord({ status: STATUS.queued, generation: 3 });
+
+    expect(applyChange(current, changes.deadLetter(AT, 2, { code: 'x', message: 'y' }))).toBeUndefined();
+    expect(applyChange(current, changes.deadLetter(AT, 3, { code: 'x', message: 'y' }))?.status).toBe('dead');
+    const redrive = { mayHaveReachedAt: AT, forced: false, detail: 'd' };
+    expect(applyChange(current, changes.redrive(AT, { ...redrive, from: 2 }))).toBeUndefined();
+    expect(applyChange(current, changes.redrive(AT, { ...redrive, from: 3 }))?.generation).toBe(4);
+  });
+
+  it('redrives with the sticky marker, no earlier proof, no error; only a forced one moves the earliest time', () => {
+    const EARLIER = '2026-12-01T07:00:00.000Z';
+    const dead = messageRecord({
+      status: STATUS.dead,
+      generation: 1,
+      mayHaveReachedAt: EARLIER,
+      lastAttemptReachedWecom: false,
+      notReachedAtReceive: 2,
+      error: { code: 'dead_lettered', message: 'in the DLQ' },
+    });
+
+    const redriven = applyChange(
+      dead,
+      changes.redrive(AT, { from: 1, mayHaveReachedAt: AT, forced: false, detail: 'd' }),
+    );
+    const forced = applyChange(
+      dead,
+      changes.redrive(AT, { from: 1, mayHaveReachedAt: AT, forced: true, detail: 'd' }),
+    );
+
+    expect(redriven).toMatchObject({
+      status: 'queued',
+      generation: 2,
+      mayHaveReachedWecom: true,
+      mayHaveReachedAt: EARLIER,
+    });
+    expect(redriven?.events?.at(-1)).toEqual({ at: AT, type: 'redriven', detail: 'd' });
+    for (const field of ['error', 'lastAttemptReachedWecom', 'notReachedAtReceive'])
+      expect(redriven).not.toHaveProperty(field);
+    expect(forced?.mayHaveReachedAt).toBe(AT);
   });
 
   it('explains a withdrawn record with its reason', () => {

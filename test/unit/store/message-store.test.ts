@@ -98,6 +98,28 @@ describe('DynamoMessageStore (dynalite)', () => {
     expect(await store.get(record.id)).toEqual(record);
   });
 
+  it('applies an operator change only at the generation it names, as applyChange does', async () => {
+    const record = messageRecord({
+      status: 'dead',
+      generation: 2,
+      mayHaveReachedAt: 'early',
+      error: { code: 'dead_lettered', message: 'in the DLQ' },
+    });
+    await store.create(record);
+    const redrive = (from: number, forced: boolean) =>
+      changes.redrive('t1', { from, mayHaveReachedAt: 'late', forced, detail: 'from the DLQ' });
+
+    const stale = await store.transition(record.id, redrive(1, true));
+    const moved = await store.transition(record.id, redrive(2, true));
+
+    expect(stale).toBe(false);
+    expect(moved).toBe(true);
+    const stored = await store.get(record.id);
+    expect(stored).toEqual(applyChange(record, redrive(2, true)));
+    expect(stored).toMatchObject({ status: 'queued', generation: 3, mayHaveReachedAt: 'late' });
+    expect(stored).not.toHaveProperty('error');
+  });
+
   it('returns false for a record that does not exist, without creating it', async () => {
     const moved = await store.transition('msg_nobody', changes.fail('now', { code: 'x', message: 'y' }));
 
