@@ -19,6 +19,11 @@ export interface QueuedMessage extends RecordOrigin {
    * copies, which reset SQS's receive count (absent: none).
    */
   priorFailures?: number;
+  /**
+   * Carried by copies an operator redrove from a dead-letter queue (lib/ops): the delivery budget counts from here,
+   * so a message that died waiting gets a whole budget again; its own `ttl_seconds` still counts from `createdAt`.
+   */
+  redrivenAt?: string;
 }
 
 /** The body that queues a freshly stored record. */

@@ -17,10 +17,13 @@ export interface Deadline {
 export function deadlineOf(msg: QueuedMessage, app: AppConfig | undefined): Deadline {
   const createdMs = Date.parse(msg.createdAt);
   const budget = app?.delivery?.budgetSeconds ?? DELIVERY_DEFAULTS.budgetSeconds;
+  // An operator's redrive gives the message a fresh budget (never a shorter one); its ttl_seconds stays the client's.
+  const budgetAtMs = Math.max(createdMs, msg.redrivenAt ? Date.parse(msg.redrivenAt) : 0) + budget * 1000;
   const ttl = msg.request.ttlSeconds;
-  return ttl !== undefined && ttl <= budget
-    ? { atMs: createdMs + ttl * 1000, kind: 'ttl', seconds: ttl }
-    : { atMs: createdMs + budget * 1000, kind: 'budget', seconds: budget };
+  const ttlAtMs = ttl !== undefined ? createdMs + ttl * 1000 : Number.POSITIVE_INFINITY;
+  return ttl !== undefined && ttlAtMs <= budgetAtMs
+    ? { atMs: ttlAtMs, kind: 'ttl', seconds: ttl }
+    : { atMs: budgetAtMs, kind: 'budget', seconds: budget };
 }
 
 /**

@@ -158,6 +158,25 @@ describe('a message is retried for its time budget, not for a number of receives
     expect(clock.now() - START).toBeLessThanOrEqual(3_600_000);
   });
 
+  it('gives a copy an operator redrove a fresh budget from the redrive, but keeps the client’s ttl_seconds', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const budget = queued('msg_redriven', START);
+    const ttl = queued('msg_redriven_ttl', START, { ...textRequest(), ttlSeconds: 3_600 });
+    for (const m of [budget, ttl]) await h.store.create({ ...m.record, generation: 1 });
+    clock.advance(25 * 3_600_000); // past the 24 h default budget and the ttl
+    const redrivenAt = new Date(clock.now() - 60_000).toISOString();
+
+    await processBatch(h.deps, [
+      budget.sqs({ ...budget.body(1), redrivenAt }, 1),
+      ttl.sqs({ ...ttl.body(1), redrivenAt }, 1),
+    ]);
+
+    expect(h.store.record('msg_redriven')?.status).toBe(STATUS.sent);
+    expect(h.store.record('msg_redriven_ttl')?.status).toBe(STATUS.expired);
+    expect(h.wecom.sends).toHaveLength(1);
+  });
+
   it('decodes a queue body written before these fields existed and gives it the default budget', async () => {
     const clock = fakeClock(START);
     const h = senderHarness(clock.now);
