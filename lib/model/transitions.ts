@@ -211,17 +211,17 @@ export const changes = {
     error,
   }),
   /**
-   * `from`: the record's generation as read (the condition); the copy gets `from + 1`. `mayHaveReachedAt`: when
+   * `from`: the record's generation as read (the condition); `to`: the new copy's (above any copy seen). `mayHaveReachedAt`: when
    * the first attempt that may have reached WeCom started; `forced`: the operator sends it although WeCom's
    * duplicate check no longer covers that attempt, so protection counts from this redrive instead.
    */
   redrive: (
     at: string,
-    r: { from: number; mayHaveReachedAt: string; forced: boolean; detail: string },
+    r: { from: number; to: number; mayHaveReachedAt: string; forced: boolean; detail: string },
   ): StatusChange => ({
     ...change('redrive', at, { type: 'redriven', detail: r.detail }),
     ifGeneration: r.from,
-    generation: r.from + 1,
+    generation: r.to,
     mayHaveReachedWecom: true,
     mayHaveReachedAt: r.mayHaveReachedAt,
     ...(r.forced ? { replaceMayHaveReachedAt: true as const } : {}),

@@ -21,9 +21,19 @@ export const createSqsClient = (appId: string): SQSClient =>
   });
 
 /**
- * The lanes on SQS. An SDK error that means SQS is unavailable arrives as the port's QueueUnavailableError, so
- * nothing above this adapter sees an SDK error.
+ * The client as the adapters use it: an SDK error that means SQS is unavailable arrives as the port's
+ * QueueUnavailableError, so nothing above the adapters sees an SDK error. Every call ends by the invocation's
+ * deadline, if there is one.
  */
+export function portSqs(sqs: Pick<SQSClient, 'send'>): Pick<SQSClient, 'send'> {
+  const send = (command: Parameters<SQSClient['send']>[0]) =>
+    sqs.send(command, sendOptions()).catch((err: unknown) => {
+      throw isAwsUnavailable(err) ? new QueueUnavailableError({ cause: err }) : err;
+    });
+  return { send: send as SQSClient['send'] };
+}
+
+/** The lanes on SQS. */
 export class SqsMessageQueue implements MessageQueue {
   private readonly sqs: Pick<SQSClient, 'send'>;
 
@@ -31,11 +41,7 @@ export class SqsMessageQueue implements MessageQueue {
     sqs: Pick<SQSClient, 'send'>,
     private readonly urls: Readonly<Record<LaneName, string>>,
   ) {
-    const send = (command: Parameters<SQSClient['send']>[0]) =>
-      sqs.send(command, sendOptions()).catch((err: unknown) => {
-        throw isAwsUnavailable(err) ? new QueueUnavailableError({ cause: err }) : err;
-      });
-    this.sqs = { send: send as SQSClient['send'] };
+    this.sqs = portSqs(sqs);
   }
 
   async enqueue(lane: LaneName, message: QueuedMessage, delaySeconds = 0): Promise<void> {

@@ -61,6 +61,11 @@ describe('the import graph', () => {
     expect(show(crossing)).toEqual([]);
   });
 
+  it('keeps the operator tools on top: nothing in lib/ but lib/ops imports lib/ops', () => {
+    const up = LIB.filter((e) => moduleOf(e.file) !== 'lib/ops' && e.target.startsWith('lib/ops'));
+    expect(show(up)).toEqual([]);
+  });
+
   it('keeps lib/ the ground floor: it never imports local/, infra/, functions/, bench/ or test/', () => {
     const upward = LIB.filter((e) => /^(local|infra|functions|bench|test|scripts)\//.test(e.target));
     expect(show(upward)).toEqual([]);

@@ -35,7 +35,13 @@ const EXAMPLES: Record<TransitionName, StatusChange> = {
   fail: changes.fail(AT, { code: 'wecom_rejected', message: 'no' }),
   recall: changes.recall(AT),
   deadLetter: changes.deadLetter(AT, 0, { code: 'dead_lettered', message: 'in the DLQ' }),
-  redrive: changes.redrive(AT, { from: 0, mayHaveReachedAt: AT, forced: false, detail: 'from the DLQ' }),
+  redrive: changes.redrive(AT, {
+    from: 0,
+    to: 1,
+    mayHaveReachedAt: AT,
+    forced: false,
+    detail: 'from the DLQ',
+  }),
 };
 
 const ALL_STATUSES = Object.values(STATUS);
@@ -178,8 +184,8 @@ describe('changes', () => {
     expect(applyChange(current, changes.deadLetter(AT, 2, { code: 'x', message: 'y' }))).toBeUndefined();
     expect(applyChange(current, changes.deadLetter(AT, 3, { code: 'x', message: 'y' }))?.status).toBe('dead');
     const redrive = { mayHaveReachedAt: AT, forced: false, detail: 'd' };
-    expect(applyChange(current, changes.redrive(AT, { ...redrive, from: 2 }))).toBeUndefined();
-    expect(applyChange(current, changes.redrive(AT, { ...redrive, from: 3 }))?.generation).toBe(4);
+    expect(applyChange(current, changes.redrive(AT, { ...redrive, from: 2, to: 4 }))).toBeUndefined();
+    expect(applyChange(current, changes.redrive(AT, { ...redrive, from: 3, to: 4 }))?.generation).toBe(4);
   });
 
   it('redrives with the sticky marker, no earlier proof, no error; only a forced one moves the earliest time', () => {
@@ -195,11 +201,11 @@ describe('changes', () => {
 
     const redriven = applyChange(
       dead,
-      changes.redrive(AT, { from: 1, mayHaveReachedAt: AT, forced: false, detail: 'd' }),
+      changes.redrive(AT, { from: 1, to: 2, mayHaveReachedAt: AT, forced: false, detail: 'd' }),
     );
     const forced = applyChange(
       dead,
-      changes.redrive(AT, { from: 1, mayHaveReachedAt: AT, forced: true, detail: 'd' }),
+      changes.redrive(AT, { from: 1, to: 2, mayHaveReachedAt: AT, forced: true, detail: 'd' }),
     );
 
     expect(redriven).toMatchObject({

@@ -107,7 +107,7 @@ describe('DynamoMessageStore (dynalite)', () => {
     });
     await store.create(record);
     const redrive = (from: number, forced: boolean) =>
-      changes.redrive('t1', { from, mayHaveReachedAt: 'late', forced, detail: 'from the DLQ' });
+      changes.redrive('t1', { from, to: from + 1, mayHaveReachedAt: 'late', forced, detail: 'from the DLQ' });
 
     const stale = await store.transition(record.id, redrive(1, true));
     const moved = await store.transition(record.id, redrive(2, true));

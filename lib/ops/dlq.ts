@@ -1,0 +1,329 @@
+import {
+  changes,
+  decodeQueuedMessage,
+  type MessageEvent,
+  type MessageRecord,
+  type MessageStatus,
+  PENDING_STATUSES,
+  type QueuedMessage,
+  STATUS,
+} from '#lib/model/index.js';
+import type { DeadLetter, DeadLetterQueue, MessageQueue } from '#lib/queue/index.js';
+import type { LaneName } from '#lib/resources/index.js';
+import { pastProtection, protectionSecondsOf } from '#lib/sender/deadline.js';
+import type { MessageStore } from '#lib/store/index.js';
+
+/**
+ * The operator's way back from a dead-letter queue (`wecom-gateway dlq list|redrive`). A message lands in a lane's
+ * DLQ when the sender could not finish it `maxReceiveCount` times (a crash, a Lambda timeout): its record still says
+ * `queued` or `deferred`, and one of those attempts may have reached WeCom. Listing makes the record say `dead`;
+ * a redrive puts the message back the way the sender's own deferred copies go (a fresh copy, generation + 1, sent
+ * with WeCom's duplicate check), never as a raw SQS move, so a message WeCom already took is not shown twice.
+ */
+
+export interface DlqDeps {
+  deadLetters: DeadLetterQueue;
+  lanes: Pick<MessageQueue, 'enqueue'>;
+  messages: Pick<MessageStore, 'get' | 'transition'>;
+  now?: () => number;
+}
+
+/**
+ * How long a listed or redriven message stays hidden from other readers: long enough for one pass of the tool,
+ * short enough that a tool that dies half-way hides nothing for long. Every message not deleted is shown again at
+ * the end of the pass anyway.
+ */
+export const DLQ_HIDE_SECONDS = 60;
+
+/** What a dead letter's record says about it. */
+export type DeadLetterState =
+  /** Nothing will send it: the record is (now) `dead`; a redrive brings it back. */
+  | 'dead'
+  /** The record ended otherwise (sent, recalled, failed, expired): the DLQ copy is a leftover. */
+  | 'handled'
+  /** A newer copy of the message owns the record (this one is stale). */
+  | 'superseded'
+  /** An earlier redrive recorded itself but may not have queued its copy: a redrive finishes it. */
+  | 'redrive_interrupted'
+  /** No record (its retention passed) or a body this version cannot read: left in the DLQ. */
+  | 'unknown';
+
+export interface DeadLetterView {
+  lane: LaneName;
+  sqsMessageId: string;
+  state: DeadLetterState;
+  /** The gateway's message id (`msg_…`), when the body is readable. */
+  id?: string;
+  app?: string;
+  /** The record's status after this pass. */
+  status?: MessageStatus;
+  /** True when this pass moved the record to `dead`. */
+  reconciled: boolean;
+  attempts?: number;
+  /** The last error the record knows of (its error, or the detail of its last retry). */
+  lastError?: string;
+  /** Seconds since the gateway accepted the message. */
+  ageSeconds?: number;
+  /** Receives of this copy so far (lane and DLQ). */
+  receives?: number;
+  /** Why the state is what it is, for the operator. */
+  note?: string;
+}
+
+export type RedriveOutcome = 'redriven' | 'already_handled' | 'refused' | 'skipped' | 'failed';
+
+export interface RedriveResult extends DeadLetterView {
+  outcome: RedriveOutcome;
+  detail: string;
+}
+
+const DONE: ReadonlySet<MessageStatus> = new Set([
+  STATUS.sent,
+  STATUS.recalled,
+  STATUS.failed,
+  STATUS.expired,
+]);
+
+interface Examined {
+  letter: DeadLetter;
+  view: DeadLetterView;
+  msg?: QueuedMessage;
+  record?: MessageRecord;
+}
+
+const nowOf = (deps: DlqDeps): number => (deps.now ?? Date.now)();
+
+/** The newest event of a record: its last listed one, or the counted `lastEvent` when that is newer. */
+function newestEvent(r: MessageRecord): MessageEvent | undefined {
+  const listed = r.events?.at(-1);
+  return r.lastEvent && (!listed || r.lastEvent.at >= listed.at) ? r.lastEvent : listed;
+}
+
+function lastErrorOf(r: MessageRecord): string | undefined {
+  if (r.error && r.error.code !== DEAD_LETTERED) return `${r.error.code}: ${r.error.message}`;
+  const events = [...(r.events ?? []), ...(r.lastEvent ? [r.lastEvent] : [])];
+  const retry = events.filter((e) => e.type === 'retry').at(-1);
+  return retry?.detail ?? (r.error ? undefined : 'none recorded (the sender stopped without an answer)');
+}
+
+const DEAD_LETTERED = 'dead_lettered';
+
+function stateOf(msg: QueuedMessage, record: MessageRecord): { state: DeadLetterState; note?: string } {
+  if (DONE.has(record.status)) return { state: 'handled', note: `already ${record.status}` };
+  if (record.status === STATUS.dead) return { state: 'dead' };
+  if (record.generation <= msg.generation) return { state: 'dead' };
+  if (newestEvent(record)?.type === 'redriven')
+    return { state: 'redrive_interrupted', note: 'redriven, but its copy may not have been queued' };
+  return {
+    state: 'superseded',
+    note: `a newer copy (generation ${record.generation}) is ${record.status}; this one is stale`,
+  };
+}
+
+async function examine(deps: DlqDeps, lane: LaneName, letter: DeadLetter): Promise<Examined> {
+  const base = {
+    lane,
+    sqsMessageId: letter.messageId,
+    reconciled: false,
+    ...(letter.receiveCount !== undefined ? { receives: letter.receiveCount } : {}),
+  };
+  const msg = decodeQueuedMessage(letter.body);
+  if (!msg) return { letter, view: { ...base, state: 'unknown', note: 'unreadable body (left in the DLQ)' } };
+  const facts = {
+    ...base,
+    id: msg.id,
+    app: msg.app,
+    ageSeconds: Math.max(0, Math.round((nowOf(deps) - Date.parse(msg.createdAt)) / 1000)),
+  };
+  const record = await deps.messages.get(msg.id);
+  if (!record) {
+    return {
+      letter,
+      msg,
+      view: { ...facts, state: 'unknown', note: 'no record (its retention passed?); left in the DLQ' },
+    };
+  }
+  const { state, note } = stateOf(msg, record);
+  const lastError = lastErrorOf(record);
+  return {
+    letter,
+    msg,
+    record,
+    view: {
+      ...facts,
+      state,
+      status: record.status,
+      attempts: record.attempts,
+      ...(lastError ? { lastError } : {}),
+      ...(note ? { note } : {}),
+    },
+  };
+}
+
+/**
+ * Shows up to `max` messages of the lane's DLQ and makes each record whose current copy is there say `dead` (a
+ * conditional change at that copy's generation; a record that ended otherwise, or that a newer copy owns, is left
+ * alone). Nothing is deleted: every message is shown again when the listing ends.
+ *
+ * @example const dead = await listDeadLetters(deps, { lane: 'normal', max: 50 });
+ */
+export async function listDeadLetters(
+  deps: DlqDeps,
+  opts: { lane: LaneName; max: number; progress?: (done: number, total: number) => void },
+): Promise<DeadLetterView[]> {
+  const letters = await deps.deadLetters.receive(opts.lane, opts.max, DLQ_HIDE_SECONDS);
+  try {
+    const views: DeadLetterView[] = [];
+    for (const letter of letters) {
+      const seen = await examine(deps, opts.lane, letter);
+      views.push(await reconcile(deps, seen));
+      opts.progress?.(views.length, letters.length);
+    }
+    return views;
+  } finally {
+    await deps.deadLetters.release(
+      opts.lane,
+      letters.map((l) => l.receiptHandle),
+    );
+  }
+}
+
+async function reconcile(deps: DlqDeps, { msg, record, view, letter }: Examined): Promise<DeadLetterView> {
+  if (!msg || !record || view.state !== 'dead' || !PENDING_STATUSES.includes(record.status)) return view;
+  const receives = letter.receiveCount !== undefined ? ` after ${letter.receiveCount} receives` : '';
+  const moved = await deps.messages.transition(
+    msg.id,
+    changes.deadLetter(new Date(nowOf(deps)).toISOString(), record.generation, {
+      code: DEAD_LETTERED,
+      message: `in the ${view.lane} lane's dead-letter queue${receives}: the sender could not finish it (a crash or a timeout); \`wecom-gateway dlq redrive\` sends it again`,
+    }),
+  );
+  if (moved) return { ...view, status: STATUS.dead, reconciled: true };
+  // Changed meanwhile (a late copy sent it, a redrive ran): show what it is now.
+  const fresh = await examine(deps, view.lane, letter);
+  return fresh.view;
+}
+
+export interface RedriveOptions {
+  lane: LaneName;
+  max: number;
+  /** Only these gateway ids (`msg_…`); the others are left in the DLQ untouched. */
+  ids?: readonly string[];
+  /** Redrive even a message WeCom's duplicate check no longer covers (it may then arrive twice). */
+  force?: boolean;
+  progress?: (done: number, total: number, last: RedriveResult) => void;
+}
+
+/**
+ * Brings messages of the lane's DLQ back through the gateway's own path. Per message: a record that ended
+ * (sent, recalled, failed, expired) or that a newer copy owns only loses its leftover DLQ copy; otherwise the
+ * record goes back to `queued` (generation + 1, a `redriven` event, marked as possibly delivered), a copy goes to
+ * the lane exactly as the sender's deferred copies do, and the DLQ copy is deleted. A message whose possible
+ * delivery lies further back than WeCom's duplicate-check interval is refused unless `force`: WeCom would no longer
+ * drop a repeat. Whatever is not deleted is shown again in the DLQ at the end.
+ *
+ * @example const results = await redriveDeadLetters(deps, { lane: 'high', max: 100 });
+ */
+export async function redriveDeadLetters(deps: DlqDeps, opts: RedriveOptions): Promise<RedriveResult[]> {
+  const letters = await deps.deadLetters.receive(opts.lane, opts.max, DLQ_HIDE_SECONDS);
+  const results: RedriveResult[] = [];
+  const deleted = new Set<string>();
+  try {
+    const wanted = opts.ids ? new Set(opts.ids) : undefined;
+    const chosen: Examined[] = [];
+    for (const letter of letters) {
+      const seen = await examine(deps, opts.lane, letter);
+      if (!wanted || (seen.msg && wanted.has(seen.msg.id))) chosen.push(seen);
+    }
+    for (const seen of chosen) {
+      const result = await redriveOne(deps, seen, opts.force === true).catch(
+        (err: unknown): RedriveResult => ({
+          ...seen.view,
+          outcome: 'failed',
+          detail: `${err instanceof Error ? err.message : String(err)}; left in the DLQ, run again`,
+        }),
+      );
+      if (result.outcome === 'redriven' || result.outcome === 'already_handled') {
+        await deps.deadLetters.delete(opts.lane, seen.letter.receiptHandle).then(
+          () => deleted.add(seen.letter.receiptHandle),
+          (err: unknown) => {
+            result.detail += `; its DLQ copy could not be deleted (${err instanceof Error ? err.message : String(err)}): a later run finds it handled`;
+          },
+        );
+      }
+      results.push(result);
+      opts.progress?.(results.length, chosen.length, result);
+    }
+    return results;
+  } finally {
+    await deps.deadLetters.release(
+      opts.lane,
+      letters.map((l) => l.receiptHandle).filter((h) => !deleted.has(h)),
+    );
+  }
+}
+
+const earliest = (...times: (string | undefined)[]): string | undefined =>
+  times.filter((t): t is string => t !== undefined).sort()[0];
+
+async function redriveOne(deps: DlqDeps, seen: Examined, force: boolean): Promise<RedriveResult> {
+  const { msg, record, view, letter } = seen;
+  const result = (outcome: RedriveOutcome, detail: string): RedriveResult => ({ ...view, outcome, detail });
+  if (!msg || !record) return result('skipped', view.note ?? 'not readable');
+  if (view.state === 'handled') return result('already_handled', `${record.status}: not sent again`);
+  if (view.state === 'superseded') return result('already_handled', `${view.note}: not sent again`);
+  const now = nowOf(deps);
+  const at = new Date(now).toISOString();
+
+  if (view.state === 'redrive_interrupted') {
+    // The record already says redriven (generation G); a second copy of G is harmless: only one claims the send.
+    const copy = redrivenCopy(msg, record.generation, record.mayHaveReachedAt ?? msg.createdAt, at);
+    await deps.lanes.enqueue(view.lane, copy);
+    return { ...result('redriven', 'finished an interrupted redrive'), status: record.status };
+  }
+
+  // When the first attempt that may have reached WeCom started: no attempt of this copy began before it was sent.
+  const carried = msg.mayHaveReachedWecom ? (msg.mayHaveReachedAt ?? msg.createdAt) : undefined;
+  const since =
+    earliest(
+      record.mayHaveReachedAt,
+      carried,
+      letter.sentAtMs !== undefined ? new Date(letter.sentAtMs).toISOString() : msg.createdAt,
+    ) ?? msg.createdAt;
+  const generation = Math.max(record.generation, msg.generation, record.claimedGeneration ?? -1) + 1;
+  let copy = redrivenCopy(msg, generation, since, at);
+  const unprotected = pastProtection(copy, since, now);
+  if (unprotected && !force) {
+    return result(
+      'refused',
+      `an attempt from ${since} may have reached WeCom, and WeCom's duplicate check (${protectionSecondsOf(copy)} s) no longer covers it: a resend could arrive twice. Left in the DLQ; --force sends it anyway`,
+    );
+  }
+  // Forced: the operator accepts a possible repeat; the duplicate check protects the resends after this one.
+  if (unprotected) copy = redrivenCopy(msg, generation, at, at);
+  const ttl = msg.request.ttlSeconds;
+  const ttlPassed = ttl !== undefined && Date.parse(msg.createdAt) + ttl * 1000 <= now;
+  const moved = await deps.messages.transition(
+    msg.id,
+    changes.redrive(at, {
+      from: record.generation,
+      to: generation,
+      mayHaveReachedAt: copy.mayHaveReachedAt ?? since,
+      forced: unprotected,
+      detail: `from the ${view.lane} lane's dead-letter queue${unprotected ? ' (forced)' : ''}`,
+    }),
+  );
+  if (!moved) return result('skipped', 'its record changed meanwhile; left in the DLQ, run again');
+  await deps.lanes.enqueue(view.lane, copy);
+  const notes = [
+    unprotected ? 'forced: it may arrive twice' : 'sent with WeCom duplicate check',
+    ttlPassed ? 'its ttl_seconds has passed, so the sender will mark it expired' : undefined,
+  ].filter(Boolean);
+  return { ...result('redriven', notes.join('; ')), status: STATUS.queued };
+}
+
+/** The copy a redrive queues: like a deferred copy, marked as possibly delivered since `since`, budget from `at`. */
+function redrivenCopy(msg: QueuedMessage, generation: number, since: string, at: string): QueuedMessage {
+  const { priorFailures: _restart, ...rest } = msg;
+  return { ...rest, generation, mayHaveReachedWecom: true, mayHaveReachedAt: since, redrivenAt: at };
+}
