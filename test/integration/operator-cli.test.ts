@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -9,71 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '#lib/config/index.js';
 import { newDevKey } from '#local/dev-config.js';
 import { testConfig } from '#local/harness/config.js';
+import { cli, start } from '#test/helpers/cli.js';
 import { startTestGateway, type TestGateway, waitFor } from '#test/helpers/gateway.js';
 
-/**
- * The operator CLI run the way users run it: as its own process (cli/bin.mjs, the package.json `bin`), against a
- * local stack started here. Spawning costs about half a second, so related checks share a process where they can.
- */
-const REPO = join(import.meta.dirname, '..', '..');
-const BIN = join(REPO, 'cli', 'bin.mjs');
+/** The operator CLI as a process (test/helpers/cli.ts), against a local stack started here. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for ANSI escape sequences is the point
 const ANSI = /\x1b\[/;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment without anything that would steer colours or the target from outside the test. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of [
-    'FORCE_COLOR',
-    'NO_COLOR',
-    'WECOM_GATEWAY_URL',
-    'WECOM_GATEWAY_KEY',
-    'GATEWAY_CONFIG',
-  ]) {
-    delete env[name];
-  }
-  return { ...env, ...extra };
-}
-
-function start(
-  args: string[],
-  opts: { env?: Record<string, string>; cwd?: string; command?: string[] } = {},
-): { child: ChildProcess; done: Promise<Run>; stdout: () => string } {
-  const [cmd, ...pre] = opts.command ?? [process.execPath, BIN];
-  const child = spawn(cmd as string, [...pre, ...args], {
-    cwd: opts.cwd ?? REPO,
-    env: cleanEnv(opts.env),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d) => {
-    stdout += String(d);
-  });
-  child.stderr?.on('data', (d) => {
-    stderr += String(d);
-  });
-  const done = new Promise<Run>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? -1 : 0), stdout, stderr })),
-  );
-  return { child, done, stdout: () => stdout };
-}
-
-/** Runs the CLI to completion; `input` is written to its stdin (which is a pipe, never a terminal). */
-function cli(
-  args: string[],
-  opts: { env?: Record<string, string>; cwd?: string; input?: string; command?: string[] } = {},
-): Promise<Run> {
-  const run = start(args, opts);
-  run.child.stdin?.end(opts.input ?? '');
-  return run.done;
-}
 
 /** A loopback URL nobody listens on: a port the OS just handed out, closed again. */
 async function closedPortUrl(): Promise<string> {
