@@ -23,6 +23,29 @@ export interface MessageStatus {
   events?: { at: string; type: string; detail?: string }[];
 }
 
+/** GET /v1/apps/{app} as documented in docs/api.md. */
+export interface AppStatus {
+  app: string;
+  state: string;
+  pause: {
+    kind: string;
+    errcode: number | null;
+    reason: string;
+    hint: string | null;
+    since: string;
+    until: string;
+    level: number;
+    fails_messages_at: string | null;
+  } | null;
+  quota: { window: string; limit: number; allowed: number; used: number; resets_at: string }[];
+  token: {
+    fetched_at: string | null;
+    age_seconds: number | null;
+    expires_in_seconds: number | null;
+    last_error: { errcode: number | null; class: string; failures: number; retry_at: string } | null;
+  };
+}
+
 export interface Accepted {
   id: string;
   status: string;
@@ -45,6 +68,14 @@ export class GatewayApi {
 
   status(id: string): Promise<MessageStatus> {
     return this.call<MessageStatus>('GET', `/v1/messages/${encodeURIComponent(id)}`);
+  }
+
+  apps(): Promise<{ apps: { app: string; state: string }[] }> {
+    return this.call('GET', '/v1/apps');
+  }
+
+  app(name: string): Promise<AppStatus> {
+    return this.call<AppStatus>('GET', `/v1/apps/${encodeURIComponent(name)}`);
   }
 
   private async call<T>(

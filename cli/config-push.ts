@@ -39,13 +39,17 @@ export function awsFailure(err: unknown, doing: string): CliError {
   return new AwsError('aws_error', `${doing}: ${name ? `${name}: ` : ''}${message}`, { cause: err });
 }
 
-/** The Secrets Manager secret holding the stage's config, from the stack's `ConfigSecretName` output. */
-export async function findConfigSecret(cfn: AwsClients['cfn'], stage: string): Promise<string> {
+/** The deployed stack's outputs by key; a clear error when the stack is not there or cannot be read. */
+export async function stackOutputs(
+  cfn: AwsClients['cfn'],
+  stage: string,
+): Promise<Record<string, string | undefined>> {
   const name = stackName(stage);
-  let outputs: { OutputKey?: string; OutputValue?: string }[] | undefined;
   try {
     const res = await cfn.send(new DescribeStacksCommand({ StackName: name }));
-    outputs = res.Stacks?.[0]?.Outputs;
+    return Object.fromEntries(
+      (res.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue]),
+    );
   } catch (err) {
     // CloudFormation answers a missing stack with a ValidationError "Stack with id … does not exist".
     if (/does not exist/.test((err as Error).message ?? '')) {
@@ -57,11 +61,15 @@ export async function findConfigSecret(cfn: AwsClients['cfn'], stage: string): P
     }
     throw awsFailure(err, `reading stack ${name}`);
   }
-  const secret = outputs?.find((o) => o.OutputKey === CONFIG_SECRET_OUTPUT)?.OutputValue;
+}
+
+/** The Secrets Manager secret holding the stage's config, from the stack's `ConfigSecretName` output. */
+export async function findConfigSecret(cfn: AwsClients['cfn'], stage: string): Promise<string> {
+  const secret = (await stackOutputs(cfn, stage))[CONFIG_SECRET_OUTPUT];
   if (!secret) {
     throw new AwsError(
       'stack_output_missing',
-      `stack ${name} has no ${CONFIG_SECRET_OUTPUT} output (is it a wecom-gateway stack, fully deployed?)`,
+      `stack ${stackName(stage)} has no ${CONFIG_SECRET_OUTPUT} output (is it a wecom-gateway stack, fully deployed?)`,
     );
   }
   return secret;

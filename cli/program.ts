@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import type { CliContext } from './command.js';
+import { registerApps } from './commands/apps.js';
 import { registerConfig } from './commands/config.js';
+import { registerDlq } from './commands/dlq.js';
 import { registerKeys } from './commands/keys.js';
 import { registerSend } from './commands/send.js';
 import { registerSim } from './commands/sim.js';
@@ -14,7 +16,9 @@ import { wantsColor } from './output.js';
  */
 export function buildProgram(ctx: CliContext, argv: readonly string[] = []): Command {
   const program = new Command('wecom-gateway')
-    .description('Operate wecom-gateway: API keys, config, test sends, message status, the WeCom simulator.')
+    .description(
+      'Operate wecom-gateway: API keys, config, test sends, message status, app health, dead messages, the WeCom simulator.',
+    )
     .version(pkg.version, '-V, --version')
     .option('--json', 'machine-readable output: exactly one JSON document on stdout')
     .option('--no-color', 'no colours (also NO_COLOR=1; off anyway when output is not a terminal)')
@@ -34,12 +38,14 @@ export function buildProgram(ctx: CliContext, argv: readonly string[] = []): Com
       'after',
       `
 Exit codes: 0 ok, 1 failure, 2 usage error.
-Environment: WECOM_GATEWAY_URL, WECOM_GATEWAY_KEY (API commands); AWS_PROFILE, AWS_REGION (config push); NO_COLOR.`,
+Environment: WECOM_GATEWAY_URL, WECOM_GATEWAY_KEY (API commands); AWS_PROFILE, AWS_REGION (--stage); NO_COLOR.`,
     );
   registerKeys(program, ctx);
   registerConfig(program, ctx);
   registerSend(program, ctx);
   registerStatus(program, ctx);
+  registerApps(program, ctx);
+  registerDlq(program, ctx);
   registerSim(program, ctx);
   return program;
 }

@@ -1,6 +1,6 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { FUNCTION_ACCESS, senderEventSources } from '#lib/resources/index.js';
+import { FUNCTION_ACCESS, type QueueId, STACK_OUTPUTS, senderEventSources } from '#lib/resources/index.js';
 import {
   ConfigSecret,
   FixedEgress,
@@ -138,6 +138,17 @@ export class GatewayStack extends Stack {
         'Store the config JSON (SPEC §3) with: aws secretsmanager put-secret-value --secret-id <this> ' +
         '--secret-string file://config.json',
     });
+    // The operator CLI finds the table and queues here (queue depths, the DLQ tools).
+    new CfnOutput(this, STACK_OUTPUTS.tableName, {
+      value: table.tableName,
+      description: 'The DynamoDB table of message records (wecom-gateway dlq reads and updates them)',
+    });
+    for (const id of Object.keys(queues.byId) as QueueId[]) {
+      new CfnOutput(this, STACK_OUTPUTS.queueUrl(id), {
+        value: queues.byId[id].queueUrl,
+        description: `URL of the SQS queue ${id} (wecom-gateway apps status, dlq)`,
+      });
+    }
     if (egress?.eip) {
       new CfnOutput(this, 'WecomTrustedIp', {
         value: egress.eip.attrPublicIp,

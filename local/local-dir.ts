@@ -17,6 +17,17 @@ export const STACK_INFO_FILE = 'stack.json';
 export interface StackInfo {
   apiUrl: string;
   simulatorUrl?: string;
+  /**
+   * The emulators, table and queues (every queue of lib/resources `QUEUES`, by id), for the CLI's queue depths and
+   * DLQ tools. Absent in files written before it existed.
+   */
+  aws?: {
+    region: string;
+    dynamoEndpoint: string;
+    sqsEndpoint: string;
+    tableName: string;
+    queueUrls: Record<string, string>;
+  };
   /** The `npm start` process; a file left behind by a killed process is recognised by its dead pid. */
   pid: number;
 }

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { ConfigError } from '#lib/config/index.js';
 import { ensureDevConfig } from './dev-config.js';
 import { removeStackInfo, writeStackInfo } from './local-dir.js';
-import { type LocalStack, startLocalStack } from './stack.js';
+import { LOCAL_REGION, type LocalStack, startLocalStack } from './stack.js';
 import {
   DEFAULT_READINGS,
   READING_PRESETS,
@@ -65,10 +65,17 @@ async function main(): Promise<void> {
     },
   });
 
-  // Lets `npx wecom-gateway send|status` find this stack without --url (best effort: the API works without it).
+  // Lets `npx wecom-gateway send|status|apps|dlq` find this stack without --url (best effort: the API works without it).
   await writeStackInfo(localDir, {
     apiUrl: stack.apiUrl,
     ...(stack.simulator ? { simulatorUrl: stack.simulator.url } : {}),
+    aws: {
+      region: LOCAL_REGION,
+      dynamoEndpoint: stack.dynamoEndpoint,
+      sqsEndpoint: stack.sqsEndpoint,
+      tableName: stack.resources.tableName,
+      queueUrls: stack.resources.queueUrls,
+    },
     pid: process.pid,
   }).catch(() => undefined);
 

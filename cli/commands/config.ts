@@ -7,9 +7,9 @@ import { describeDiff } from '../config-diff.js';
 import type { PushPlan } from '../config-push.js';
 import { ConfigError, type GatewayConfig, parseConfigJson } from '../domain.js';
 import { CliError, UsageError } from '../errors.js';
+import { STAGE } from '../stack.js';
 
 /** Same rule as the CDK app's `stage` context (infra/context.ts), so a name that cannot be deployed is a usage error. */
-const STAGE = /^[a-z][a-z0-9-]{0,19}$/;
 
 interface LoadedConfig {
   file: string;

@@ -222,6 +222,22 @@ export const QUEUES = {
 
 export type QueueId = keyof typeof QUEUES;
 
+/**
+ * The deployed stack's CloudFormation outputs that name its table and queues, for the operator CLI
+ * (`wecom-gateway apps status`, `dlq`): `TableName`, `QueueUrlHigh`, `QueueUrlHighDlq`…
+ */
+export const STACK_OUTPUTS = {
+  tableName: 'TableName',
+  queueUrl: (id: QueueId): string =>
+    `QueueUrl${id
+      .split('-')
+      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+      .join('')}`,
+} as const;
+
+/** The lanes that have a dead-letter queue, and its id. */
+export const deadLetterQueueOf = (lane: LaneName): QueueId => QUEUES[lane].deadLetter.queueId;
+
 /** Physical queue name used by the local stack (CDK lets CloudFormation name queues). */
 export const localQueueName = (id: QueueId): string => `wecom-gateway-${id}`;
 

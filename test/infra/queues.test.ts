@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { QUEUE_MAX_MESSAGE_BYTES, QUEUES } from '#lib/resources/index.js';
+import { QUEUE_MAX_MESSAGE_BYTES, QUEUES, type QueueId, STACK_OUTPUTS } from '#lib/resources/index.js';
 import { MIN_VISIBILITY_TO_TIMEOUT_RATIO } from '../../infra/constructs/gateway-queues.js';
 import { logicalId, SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } from './synth.js';
 
@@ -93,5 +93,21 @@ describe('Queues', () => {
       )
       .flatMap((p) => (p.Properties.Queues as { Ref: string }[]).map((q) => q.Ref));
     expect(new Set(protectedQueues)).toEqual(new Set(Object.keys(queues)));
+  });
+
+  it('names every queue and the table in the stack outputs the operator CLI reads', () => {
+    const outputs = gateway.template.findOutputs('*') as Record<string, { Value: { Ref?: string } }>;
+    for (const id of Object.keys(QUEUES) as QueueId[]) {
+      const name = STACK_OUTPUTS.queueUrl(id);
+      expect(outputs[name]?.Value, name).toEqual({ Ref: expect.stringMatching(/^Queues/) });
+    }
+    expect(STACK_OUTPUTS.queueUrl('high-dlq')).toBe('QueueUrlHighDlq');
+    expect(outputs[STACK_OUTPUTS.tableName]?.Value).toEqual({ Ref: expect.stringMatching(/^Store/) });
+    // Each queue URL is the Ref of a queue, each a different one.
+    const refs = (Object.keys(QUEUES) as QueueId[]).map(
+      (id) => outputs[STACK_OUTPUTS.queueUrl(id)]?.Value.Ref,
+    );
+    expect(new Set(refs).size).toBe(Object.keys(QUEUES).length);
+    for (const ref of refs) expect(Object.keys(queues)).toContain(ref);
   });
 });

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { QUEUES } from '#lib/resources/index.js';
 import { newDevKey } from '#local/dev-config.js';
 import { testConfig } from '#local/harness/config.js';
 import { startWecomSimulator, type WecomSimulator } from '#local/wecom-sim/index.js';
@@ -60,6 +61,10 @@ describe('npm start (local/main.ts)', () => {
     const api = field(cli.output(), 'API');
     const simUrl = field(cli.output(), 'WeCom sim');
     expect(cli.output()).toContain(configFile);
+    // What the operator CLI finds it by (apps status, dlq): its API and every queue of lib/resources.
+    const info = JSON.parse(await readFile(join(REPO, '.local', 'stack.json'), 'utf8'));
+    expect(info).toMatchObject({ pid: cli.child.pid, apiUrl: api, aws: { tableName: expect.any(String) } });
+    expect(Object.keys(info.aws.queueUrls).sort()).toEqual(Object.keys(QUEUES).sort());
     const res = await fetch(`${api}/v1/messages`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },

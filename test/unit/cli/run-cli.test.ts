@@ -46,6 +46,9 @@ describe('runCli', () => {
       'config push',
       'send',
       'status',
+      'apps status',
+      'dlq list',
+      'dlq redrive',
       'sim',
     ]);
   });
@@ -84,6 +87,15 @@ describe('runCli', () => {
     [['sim', '--app', 'ww1:notanumber:s'], 'corpId:agentId:secret'],
     [['sim', '--latency', '-1'], 'Expected an integer'],
     [['--json', 'keys', 'create'], "required option '-a, --app <names>'"],
+    [['apps', 'status', 'a b'], 'is not an app name'],
+    [['apps', 'status', '--stage', 'x_y'], '--stage must match'],
+    [['apps'], 'Usage: wecom-gateway apps'],
+    [['dlq', 'list', '--lane', 'notify'], 'Allowed choices are high, normal'],
+    [['dlq', 'list', '--max', '1.5'], 'Expected an integer'],
+    [['dlq', 'list'], 'no local stack running in /nonexistent'],
+    [['dlq', 'redrive', '--ids', 'msg_A,bad'], '--ids: not message ids (msg_…): bad'],
+    [['dlq', 'redrive', '--max', '10001'], 'Expected an integer from 1 to 10000'],
+    [['dlq', 'redrive', '--profile', 'ops'], '--region and --profile need --stage'],
   ])('%j is a usage error (exit 2): %s', async (argv, message) => {
     const { code, stdout, stderr } = await run(argv);
 
