@@ -86,7 +86,7 @@ function printViews(out: Output, views: DeadLetterView[]): void {
       v.app && `app ${v.app}`,
       `lane ${v.lane}`,
       v.attempts !== undefined && `${v.attempts} attempt${v.attempts === 1 ? '' : 's'}`,
-      v.receives !== undefined && `${v.receives} receives`,
+      v.receives !== undefined && `${v.receives} receive${v.receives === 1 ? '' : 's'}`,
       v.ageSeconds !== undefined && `age ${duration(v.ageSeconds)}`,
       v.reconciled && c.yellow('status set to dead now'),
     ].filter(Boolean);
