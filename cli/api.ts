@@ -1,3 +1,4 @@
+import type { AppStateView } from './domain.js';
 import { ApiError, UnreachableError } from './errors.js';
 import type { Target } from './target.js';
 
@@ -23,28 +24,8 @@ export interface MessageStatus {
   events?: { at: string; type: string; detail?: string }[];
 }
 
-/** GET /v1/apps/{app} as documented in docs/api.md. */
-export interface AppStatus {
-  app: string;
-  state: string;
-  pause: {
-    kind: string;
-    errcode: number | null;
-    reason: string;
-    hint: string | null;
-    since: string;
-    until: string;
-    level: number;
-    fails_messages_at: string | null;
-  } | null;
-  quota: { window: string; limit: number; allowed: number; used: number; resets_at: string }[];
-  token: {
-    fetched_at: string | null;
-    age_seconds: number | null;
-    expires_in_seconds: number | null;
-    last_error: { errcode: number | null; class: string; failures: number; retry_at: string } | null;
-  };
-}
+/** GET /v1/apps/{app} as documented in docs/api.md: the gateway's own type. */
+export type AppStatus = AppStateView;
 
 export interface Accepted {
   id: string;

@@ -6,5 +6,6 @@
 export { ConfigError } from '#lib/config/errors.js';
 export { parseConfig, parseConfigJson } from '#lib/config/parse.js';
 export type { GatewayConfig } from '#lib/config/schema.js';
+export type { AppStateView } from '#lib/ingest/apps.js';
 export { sha256Hex } from '#lib/ingest/auth.js';
 export { TERMINAL_STATUSES } from '#lib/model/index.js';
