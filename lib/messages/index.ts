@@ -1,5 +1,30 @@
+export { ELLIPSIS, fitBlocks, fitLines, truncateChars, truncateUtf8, utf8Bytes } from './fit.js';
+export { PARSE_CONFIG, toValidationIssues } from './issues.js';
 export { CARD_TYPE_NAMES, GATEWAY_LIMITS, LIMITS } from './limits.js';
-export { ALL_USERS } from './recipients.js';
+export {
+  convertMarkdown,
+  type FallbackMessage,
+  type FallbackOptions,
+  type MarkdownFallback,
+  markdownToText,
+  markdownToTextCard,
+} from './markdown-fallback.js';
+export { ALL_USERS, parseRecipients } from './recipients.js';
+export {
+  type FontColor,
+  firstLink,
+  type Inline,
+  type Line,
+  type LineKind,
+  type LinkStyle,
+  line,
+  link,
+  parseInlines,
+  parseMarkdown,
+  text,
+  toMarkdownLine,
+  toTextLine,
+} from './rich-text.js';
 export type {
   CardType,
   MessageRequest,
