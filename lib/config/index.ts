@@ -1,5 +1,6 @@
 export { type GatewayEnv, readEnv } from './env.js';
 export { ConfigError, MissingEnvError } from './errors.js';
+export { HOOK_MSGTYPES, HOOK_SOURCES, SECRET_SOURCES } from './hooks-schema.js';
 export { type ConfigText, createConfigReader, loadConfig } from './load.js';
 export { parseConfig, parseConfigJson } from './parse.js';
 export {
@@ -9,7 +10,12 @@ export {
   type DeliveryConfig,
   type GatewayConfig,
   GatewayConfigSchema,
+  type HookConfig,
+  type HookRule,
+  type HookSource,
+  type PushKeyConfig,
   QUOTA_DEFAULTS,
   type QuotaConfig,
+  type RecipientsConfig,
 } from './schema.js';
 export { CONFIG_MAX_AGE_MS, ConfigSource, type ConfigSourceOptions } from './source.js';

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { HooksSchema, hooksCrossReferences, PushKeySchema } from './hooks-schema.js';
 
 /**
  * WeCom limits that the defaults below are derived from (https://developer.work.weixin.qq.com/document/path/90236
@@ -102,6 +103,11 @@ const AppSchema = v.strictObject({
   webhook: v.optional(
     v.strictObject({ url: v.optional(v.pipe(v.string(), v.url())), secret: v.optional(v.string()) }),
   ),
+  /**
+   * Markdown is not rendered in the WeChat plugin: convert this app's markdown messages to text or a textcard
+   * (lib/messages/markdown-fallback.ts). Absent: sent as markdown.
+   */
+  markdownFallback: v.optional(v.picklist(['text', 'textcard'], 'must be text or textcard')),
 });
 
 const APP_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -132,6 +138,11 @@ export const GatewayConfigSchema = v.pipe(
     idempotencyHours: v.optional(v.pipe(positiveInt, v.maxValue(24 * 7)), 24),
     /** Local stack only: allow webhooks to loopback (never set this in AWS). */
     allowLoopbackWebhooks: v.optional(v.boolean(), false),
+    // Optional without a default so configs built in code (tests, the local stack) stay valid; read as `?? {}`.
+    /** Inbound webhooks from SaaS systems: POST /v1/hooks/{name}/{token} (lib/config/hooks-schema.ts). */
+    hooks: v.optional(HooksSchema),
+    /** One-URL push keys (ServerChan style sendkeys). */
+    pushKeys: v.optional(v.array(PushKeySchema)),
   }),
   v.forward(
     v.check(
@@ -140,6 +151,7 @@ export const GatewayConfigSchema = v.pipe(
     ),
     ['apiKeys'],
   ),
+  hooksCrossReferences(),
 );
 
 export type GatewayConfig = v.InferOutput<typeof GatewayConfigSchema>;
@@ -147,3 +159,4 @@ export type AppConfig = GatewayConfig['apps'][string];
 export type QuotaConfig = AppConfig['quota'];
 export type DeliveryConfig = AppConfig['delivery'];
 export type ApiKeyConfig = GatewayConfig['apiKeys'][number];
+export type { HookConfig, HookRule, HookSource, PushKeyConfig, RecipientsConfig } from './hooks-schema.js';

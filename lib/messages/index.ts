@@ -1,5 +1,5 @@
 export { ELLIPSIS, fitBlocks, fitLines, truncateChars, truncateUtf8, utf8Bytes } from './fit.js';
-export { PARSE_CONFIG, toValidationIssues } from './issues.js';
+export { PARSE_CONFIG, pathOf, toValidationIssues } from './issues.js';
 export { CARD_TYPE_NAMES, GATEWAY_LIMITS, LIMITS } from './limits.js';
 export {
   convertMarkdown,
