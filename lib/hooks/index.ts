@@ -1,0 +1,21 @@
+export { findHook } from './auth.js';
+export { HookError, HookPayloadError, HookSignatureError } from './errors.js';
+export {
+  type Notice,
+  type NoticeField,
+  type NoticeLink,
+  type RenderedMessage,
+  renderNotice,
+  type Tone,
+} from './notice.js';
+export {
+  createPushKeyMatcher,
+  type PushParams,
+  type PushRequest,
+  parsePushParams,
+  pushToMessage,
+} from './push.js';
+export { type RouteDecision, routeDelivery, ruleMatches, valueAt } from './routing.js';
+export { ADAPTERS, handleHook, hookIdempotencyKey } from './run.js';
+export { renderTemplate, templateProblem } from './template.js';
+export type { HookInput, HookMessage, HookOutcome, HookSourceAdapter, SourceResult } from './types.js';
