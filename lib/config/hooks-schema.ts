@@ -135,9 +135,9 @@ export const HookSchema = v.pipe(
         path: pathOf(hook, 'secret'),
       });
     }
-    if (hook.template !== undefined && hook.msgtype === 'template_card') {
+    if ((hook.template !== undefined || hook.source === 'generic') && hook.msgtype === 'template_card') {
       addIssue({
-        message: 'a template renders markdown or text; use msgtype markdown, text or textcard with it',
+        message: 'templates (and the generic source) render markdown; use msgtype markdown, text or textcard',
         path: pathOf(hook, 'msgtype'),
       });
     }

@@ -30,7 +30,7 @@ export function formatTime(value: string | null | undefined, timeZone: string): 
     });
     formatters.set(timeZone, f);
   }
-  return f.format(date).replace(/ GMT$/, ' UTC');
+  return f.format(date).replace(/ GMT(\+0)?$/, ' UTC');
 }
 
 /** The first line of a commit message or description, for one-line display. */

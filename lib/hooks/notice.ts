@@ -70,7 +70,8 @@ const TONE_CARD_COLOR: Record<Tone, number> = { alert: 2, warning: 2, ok: 3, inf
  * Display lengths WeCom recommends for template card text ("建议不超过N个字", 发送应用消息 › 模板卡片消息); the client
  * cuts longer text on screen, so the gateway cuts first, at a character boundary with an ellipsis.
  */
-const CARD_TEXT = { title: 36, desc: 44, keyname: 10, value: 30, jumpTitle: 13, subTitleBytes: 336 } as const;
+// Titles get about twice the recommendation: a cut title loses the very words that say what happened.
+const CARD_TEXT = { title: 64, desc: 88, keyname: 10, value: 30, jumpTitle: 13, subTitleBytes: 336 } as const;
 
 export const isHttpUrl = (url: string | null | undefined): url is string =>
   typeof url === 'string' && /^https?:\/\/[^\s]+$/i.test(url) && URL.canParse(url);
@@ -94,7 +95,8 @@ function parts(n: Notice): Parts {
     : line('heading', [text(n.title)], 2);
   const head = [title];
   if (n.summary) head.push(line('quote', [text(n.summary)]));
-  for (const f of n.fields) head.push(line('quote', [text(`${f.key}: `, { bold: true }), text(f.value)]));
+  for (const f of n.fields)
+    head.push(line('quote', [text(`${f.key}:`, { bold: true }), text(` ${f.value}`)]));
   const links = n.links.filter((l) => isHttpUrl(l.url));
   const tail: Line[] = [];
   if (links.length > 0) {
@@ -132,6 +134,13 @@ export function toText(n: Notice, links: LinkStyle = 'anchor'): string {
   return fitSerialized(n, (l) => toTextLine(l, links), LIMITS.text.maxContentBytes);
 }
 
+/** Plain text without links: a textcard description renders none, and "Source · Silence" alone means nothing. */
+const withoutLinks = (l: Line): string =>
+  toTextLine({ ...l, inlines: l.inlines.filter((i) => i.kind !== 'link') }, 'none')
+    .replace(/(\s*·\s*)+$/, '')
+    .replace(/^(\s*·\s*)+/, '')
+    .replace(/(\s·\s*){2,}/g, ' · ');
+
 function toTextCard(n: Notice, url: string): RenderedMessage {
   const plain = (l: Line) => toTextLine(l, 'none');
   const lines: Line[] = [];
@@ -140,7 +149,7 @@ function toTextCard(n: Notice, url: string): RenderedMessage {
   const description = fitBlocks(
     {
       head: lines.map(plain),
-      blocks: n.items.map((item) => item.map(plain)),
+      blocks: n.items.map((item) => item.map(withoutLinks).filter((l) => l.trim() !== '')),
       more: (dropped) => moreText(n, dropped),
     },
     LIMITS.textcard.maxDescriptionBytes,

@@ -108,7 +108,8 @@ function alertItem(alert: Alert, group: AlertGroup, o: AlertItemOptions): Line[]
   const color = alert.status === 'firing' ? 'warning' : 'info';
   const lines: Line[] = [
     line('paragraph', [
-      text(`[${alert.status}] `, { color }),
+      text(`[${alert.status}]`, { color }),
+      text(' '),
       text(distinctLabels(alert, group.commonLabels), { bold: true }),
     ]),
   ];

@@ -149,7 +149,7 @@ function push(payload: unknown): SourceResult {
     notice: notice({
       tone: p.forced || p.deleted ? 'warning' : 'info',
       badge,
-      title: `${repo}: ${title}`,
+      title,
       fields,
       items: p.commits.map((c) => [
         line('paragraph', [
@@ -183,7 +183,7 @@ function pullRequest(payload: unknown): SourceResult {
     notice: notice({
       tone: tones[action] ?? 'info',
       badge: action === 'ready_for_review' ? 'ready for review' : action,
-      title: `${p.repository.full_name}#${p.number} ${pr.title}`,
+      title: `#${p.number} ${pr.title}`,
       ...(excerpt(pr.body) ? { summary: excerpt(pr.body) } : {}),
       fields: [
         { key: 'Repository', value: p.repository.full_name },
@@ -209,7 +209,7 @@ function issues(payload: unknown): SourceResult {
     notice: notice({
       tone: p.action === 'closed' ? 'ok' : 'info',
       badge: `issue ${p.action}`,
-      title: `${p.repository.full_name}#${p.issue.number} ${p.issue.title}`,
+      title: `#${p.issue.number} ${p.issue.title}`,
       ...(excerpt(p.issue.body) ? { summary: excerpt(p.issue.body) } : {}),
       fields: [
         { key: 'Repository', value: p.repository.full_name },
@@ -233,7 +233,7 @@ function release(payload: unknown): SourceResult {
     notice: notice({
       tone: 'ok',
       badge: r.prerelease ? 'pre-release' : 'release',
-      title: `${p.repository.full_name} ${r.name || r.tag_name}`,
+      title: r.name || r.tag_name,
       ...(excerpt(r.body) ? { summary: excerpt(r.body) } : {}),
       fields: [
         { key: 'Repository', value: p.repository.full_name },
@@ -266,7 +266,7 @@ function workflowRun(payload: unknown): SourceResult {
     notice: notice({
       tone: CONCLUSION_TONE[conclusion] ?? 'info',
       badge: conclusion,
-      title: `${p.repository.full_name}: ${run.name ?? 'workflow'} #${run.run_number}`,
+      title: `${run.name ?? 'workflow'} #${run.run_number}`,
       ...(run.display_title ? { summary: oneLine(run.display_title) } : {}),
       fields: [
         { key: 'Repository', value: p.repository.full_name },

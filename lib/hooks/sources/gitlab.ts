@@ -108,7 +108,7 @@ function push(payload: unknown): SourceResult {
     notice: notice({
       tone: deleted ? 'warning' : 'info',
       badge: deleted ? 'deleted' : created ? 'created' : 'push',
-      title: `${repo}: ${title}`,
+      title,
       fields: [
         { key: 'Project', value: repo },
         { key: 'Branch', value: branch },
@@ -155,7 +155,7 @@ function mergeRequest(payload: unknown): SourceResult {
     notice: notice({
       tone: shown.tone,
       badge: shown.badge,
-      title: `${p.project.path_with_namespace}!${mr.iid} ${mr.title}`,
+      title: `!${mr.iid} ${mr.title}`,
       ...(summary ? { summary } : {}),
       fields: [
         { key: 'Project', value: p.project.path_with_namespace },
@@ -183,7 +183,7 @@ function pipeline(payload: unknown): SourceResult {
     notice: notice({
       tone,
       badge: run.status,
-      title: `${p.project.path_with_namespace}: pipeline #${run.id} on ${run.ref}`,
+      title: `pipeline #${run.id} on ${run.ref}`,
       ...(firstLine(p.commit?.message) ? { summary: firstLine(p.commit?.message) } : {}),
       fields: [
         { key: 'Project', value: p.project.path_with_namespace },
