@@ -51,7 +51,10 @@ function render(hook: HookConfig, result: SourceResult, payload: unknown): Rende
       throw new Error(`source ${hook.source} returned neither a notice nor a reason to ignore`);
     return renderNotice(result.notice, msgtype);
   }
-  let markdown = renderTemplate(template, payload).trim();
+  // Blank-line runs come from sections that rendered nothing; one blank line keeps paragraphs apart.
+  let markdown = renderTemplate(template, payload)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   if (markdown === '' && hook.template === undefined) markdown = listing(payload).trim();
   if (markdown === '') {
     throw new HookPayloadError(

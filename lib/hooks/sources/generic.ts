@@ -12,14 +12,28 @@ const AnyJson = v.union(
   'must be a JSON object or array',
 );
 
+/** Section tags stand on their own lines, so mustache drops those lines when a field is absent. */
 export const DEFAULT_TEMPLATE = [
-  '{{#title}}## {{title}}{{/title}}{{^title}}{{#subject}}## {{subject}}{{/subject}}{{/title}}',
-  '{{#status}}> status: **{{status}}**{{/status}}',
-  '{{#summary}}{{summary}}{{/summary}}',
-  '{{#message}}{{message}}{{/message}}',
-  '{{#text}}{{text}}{{/text}}',
-  '{{#description}}{{description}}{{/description}}',
-  '{{#url}}[Open]({{url}}){{/url}}{{^url}}{{#link}}[Open]({{link}}){{/link}}{{/url}}',
+  '{{#title}}',
+  '## {{title}}',
+  '{{/title}}',
+  '{{^title}}',
+  '{{#subject}}',
+  '## {{subject}}',
+  '{{/subject}}',
+  '{{/title}}',
+  '{{#status}}',
+  '> status: **{{status}}**',
+  '{{/status}}',
+  ...['summary', 'message', 'text', 'description'].flatMap((f) => [`{{#${f}}}`, `{{${f}}}`, `{{/${f}}}`]),
+  '{{#url}}',
+  '[Open]({{url}})',
+  '{{/url}}',
+  '{{^url}}',
+  '{{#link}}',
+  '[Open]({{link}})',
+  '{{/link}}',
+  '{{/url}}',
 ].join('\n');
 
 const show = (x: unknown): string =>
