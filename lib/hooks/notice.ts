@@ -51,6 +51,16 @@ export interface Notice {
   links: NoticeLink[];
 }
 
+/** A notice factory for one vendor: sources without repeated entries leave items empty. */
+export const noticeFrom =
+  (source: string) =>
+  (n: Omit<Notice, 'source' | 'items' | 'itemNoun'> & Partial<Notice>): Notice => ({
+    source,
+    items: [],
+    itemNoun: 'items',
+    ...n,
+  });
+
 export type RenderedMessage =
   | { msgtype: 'markdown'; markdown: { content: string } }
   | { msgtype: 'text'; text: { content: string } }

@@ -87,13 +87,25 @@ export function alertsUrl(externalURL: string, groupLabels: Record<string, strin
   return `${trimSlash(externalURL)}/#/alerts${filter}`;
 }
 
-/** Labels that tell this alert apart from the rest of its group. */
+/** What tells this alert apart from the rest of its group: its alertname if that differs, then its own labels. */
 function distinctLabels(alert: Alert, common: Record<string, string>): string {
   const own = Object.keys(alert.labels)
     .filter((k) => common[k] === undefined && k !== 'alertname')
     .sort()
     .map((k) => `${k}=${alert.labels[k]}`);
-  return own.length > 0 ? own.join(', ') : (alert.labels.alertname ?? 'alert');
+  const name = common.alertname === undefined ? alert.labels.alertname : undefined;
+  const parts = [...(name ? [name] : []), ...(own.length > 0 ? [own.join(', ')] : [])];
+  return parts.length > 0 ? parts.join(' · ') : (alert.labels.alertname ?? 'alert');
+}
+
+/** The group's alertname, or the distinct alertnames of its alerts when they differ. */
+function groupTitle(group: AlertGroup): string {
+  const common = group.groupLabels.alertname ?? group.commonLabels.alertname;
+  if (common) return common;
+  const names = [
+    ...new Set(group.alerts.map((a) => a.labels.alertname).filter((n): n is string => Boolean(n))),
+  ];
+  return names.length > 0 ? names.join(', ') : group.receiver;
 }
 
 export interface AlertItemOptions {
@@ -141,11 +153,6 @@ export interface GroupNoticeOptions extends AlertItemOptions {
 /** The notice for one group notification: firing alerts first, each with its links; "… N more alerts" when long. */
 export function alertGroupNotice(group: AlertGroup, o: GroupNoticeOptions): Notice {
   const firing = group.alerts.filter((a) => a.status === 'firing').length;
-  const alertname =
-    group.groupLabels.alertname ??
-    group.commonLabels.alertname ??
-    group.alerts[0]?.labels.alertname ??
-    group.receiver;
   const fields = [];
   if (group.commonLabels.severity) fields.push({ key: 'Severity', value: group.commonLabels.severity });
   const common = Object.keys(group.commonLabels)
@@ -162,7 +169,7 @@ export function alertGroupNotice(group: AlertGroup, o: GroupNoticeOptions): Noti
     source: o.source,
     tone: tone(group),
     badge: group.status === 'firing' ? `FIRING:${firing}` : 'RESOLVED',
-    title: alertname,
+    title: groupTitle(group),
     ...(summary ? { summary: oneLine(summary) } : {}),
     fields,
     items: ordered.map((a) => alertItem(a, group, o)),

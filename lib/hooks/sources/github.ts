@@ -3,7 +3,7 @@ import { line, link, text } from '#lib/messages/index.js';
 import { verifyHmacSha256Hex } from '#lib/security/index.js';
 import { HookSignatureError } from '../errors.js';
 import { firstLine, oneLine, plural, refName, shortSha } from '../format.js';
-import type { Notice, NoticeField, Tone } from '../notice.js';
+import { type NoticeField, noticeFrom, type Tone } from '../notice.js';
 import { optStr, readPayload, requireHeader, str } from '../payload.js';
 import type { HookInput, HookSourceAdapter, SourceResult } from '../types.js';
 
@@ -119,9 +119,7 @@ const excerpt = (body: string | null | undefined): string | undefined => {
   return s ? (s.length > 200 ? `${s.slice(0, 199)}…` : s) : undefined;
 };
 
-function notice(n: Omit<Notice, 'source' | 'items' | 'itemNoun'> & Partial<Notice>): Notice {
-  return { source: 'GitHub', items: [], itemNoun: 'items', ...n };
-}
+const notice = noticeFrom('GitHub');
 
 function push(payload: unknown): SourceResult {
   const p = readPayload(PushSchema, payload, EXPECTED('push'));

@@ -3,7 +3,7 @@ import { line, link, text } from '#lib/messages/index.js';
 import { secretsEqual } from '#lib/security/index.js';
 import { HookSignatureError } from '../errors.js';
 import { firstLine, plural, refName, shortSha } from '../format.js';
-import type { Notice, Tone } from '../notice.js';
+import { noticeFrom, type Tone } from '../notice.js';
 import { optStr, readPayload, str } from '../payload.js';
 import type { HookInput, HookSourceAdapter, SourceResult } from '../types.js';
 
@@ -86,12 +86,7 @@ const PipelineSchema = v.looseObject({
 
 const KindSchema = v.looseObject({ object_kind: v.string() });
 
-const notice = (n: Omit<Notice, 'source' | 'items' | 'itemNoun'> & Partial<Notice>): Notice => ({
-  source: 'GitLab',
-  items: [],
-  itemNoun: 'items',
-  ...n,
-});
+const notice = noticeFrom('GitLab');
 
 function push(payload: unknown): SourceResult {
   const p = readPayload(PushSchema, payload, 'a GitLab push event');

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { verifyHmacSha256Hex } from '#lib/security/index.js';
 import { HookSignatureError } from '../errors.js';
 import { oneLine } from '../format.js';
-import type { Notice, NoticeField, Tone } from '../notice.js';
+import { type NoticeField, noticeFrom, type Tone } from '../notice.js';
 import { optStr, readPayload, requireHeader, str } from '../payload.js';
 import type { HookInput, HookSourceAdapter, SourceResult } from '../types.js';
 
@@ -64,12 +64,7 @@ const IssueSchema = v.looseObject({
 });
 
 const LEVEL_TONE: Record<string, Tone> = { fatal: 'alert', error: 'alert', warning: 'warning' };
-const notice = (n: Omit<Notice, 'source' | 'items' | 'itemNoun'>): Notice => ({
-  source: 'Sentry',
-  items: [],
-  itemNoun: 'items',
-  ...n,
-});
+const notice = noticeFrom('Sentry');
 
 /** The organization and project slugs from a Sentry web URL (`/organizations/{org}/issues/…`). */
 const orgOf = (url: string) => /\/organizations\/([^/]+)\//.exec(url)?.[1];
