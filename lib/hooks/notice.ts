@@ -12,6 +12,7 @@ import {
   toTextLine,
   truncateChars,
   truncateUtf8,
+  utf8Bytes,
 } from '#lib/messages/index.js';
 
 /**
@@ -224,7 +225,7 @@ export function renderNotice(n: Notice, msgtype: RenderedMessage['msgtype']): Re
     case 'template_card':
       return primary ? toTemplateCard(n, primary, others) : renderNotice(n, 'markdown');
     case 'textcard':
-      return primary && primary.url.length <= LIMITS.textcard.maxUrlBytes
+      return primary && utf8Bytes(primary.url) <= LIMITS.textcard.maxUrlBytes
         ? toTextCard(n, primary.url)
         : renderNotice(n, 'text');
     case 'text':
