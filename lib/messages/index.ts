@@ -35,5 +35,5 @@ export type {
   ValidationIssue,
   ValidationResult,
 } from './types.js';
-export { MSG_TYPES, validateMessageRequest } from './validate.js';
+export { MSG_TYPES, type ValidateOptions, validateMessageRequest } from './validate.js';
 export { countRecipients, toWecomSendBody } from './wecom-body.js';

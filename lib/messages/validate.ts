@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { isPlainObject } from '#lib/util/index.js';
 import { PARSE_CONFIG, toValidationIssues } from './issues.js';
 import { GATEWAY_LIMITS, MSG_TYPE_NAMES } from './limits.js';
+import { convertMarkdown, type MarkdownFallback } from './markdown-fallback.js';
 import { parseRecipients } from './recipients.js';
 import { GatewayFieldsSchema, RESERVED_METADATA_KEYS } from './schemas/gateway.js';
 import { MessageContentSchema } from './schemas/message.js';
@@ -80,7 +81,12 @@ function finalizeIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
  * const result = validateMessageRequest({ app: 'ops', touser: 'zhangsan|lisi', msgtype: 'text', text: { content: 'disk full' } });
  * if (!result.ok) return badRequest(result.issues); // [{ field: 'text.content', message: '2049 bytes, max 2048' }]
  */
-export function validateMessageRequest(body: unknown): ValidationResult {
+export interface ValidateOptions {
+  /** The app's configured markdownFallback, applied to markdown messages that set no markdown_fallback. */
+  markdownFallback?: (app: string) => MarkdownFallback | undefined;
+}
+
+export function validateMessageRequest(body: unknown, opts: ValidateOptions = {}): ValidationResult {
   if (!isPlainObject(body)) {
     return { ok: false, issues: [{ field: '(body)', message: 'must be a JSON object' }] };
   }
@@ -120,14 +126,26 @@ export function validateMessageRequest(body: unknown): ValidationResult {
   for (const key of OPTION_KEYS) {
     if (fields[key] !== undefined) Object.assign(options, { [key]: fields[key] });
   }
+  let sent: { msgtype: MsgType; content: Record<string, unknown> } = {
+    msgtype,
+    content: (content.output as Record<string, unknown>)[msgtype] as Record<string, unknown>,
+  };
+  // The fallback runs here, before the message is queued: what is stored and sent is what members will see.
+  const fallback = fields.markdown_fallback ?? opts.markdownFallback?.(fields.app);
+  if (content.output.msgtype === 'markdown' && (fallback === 'text' || fallback === 'textcard')) {
+    const converted = convertMarkdown(content.output.markdown, fallback);
+    sent =
+      converted.msgtype === 'text'
+        ? { msgtype: 'text', content: converted.text }
+        : { msgtype: 'textcard', content: converted.textcard };
+  }
   const value: MessageRequest = {
     app: fields.app,
     priority: fields.priority,
     ...(fields.callback_url !== undefined && { callbackUrl: fields.callback_url }),
     ...(fields.metadata !== undefined && { metadata: fields.metadata }),
     recipients,
-    msgtype,
-    content: (content.output as Record<string, unknown>)[msgtype] as Record<string, unknown>,
+    ...sent,
     options,
     ...(fields.ttl_seconds !== undefined && { ttlSeconds: fields.ttl_seconds }),
     ...(fields.duplicate_protection === false && { duplicateProtection: false as const }),

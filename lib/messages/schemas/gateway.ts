@@ -61,6 +61,11 @@ export const GatewayFieldsSchema = v.object({
    * every time, and a resend after a lost answer may be delivered twice (README "Duplicates").
    */
   duplicate_protection: v.optional(v.boolean('must be true or false')),
+  /**
+   * markdown only: send it as text or a textcard instead (the WeChat plugin does not render markdown), overriding
+   * the app's markdownFallback; `none` keeps markdown. Ignored for other msgtypes.
+   */
+  markdown_fallback: v.optional(oneOf(['text', 'textcard', 'none'])),
   /** safe: 0 shareable, 1 watermarked and not shareable, 2 shareable inside the corp (mpnews only). */
   safe: v.optional(oneOf([0, 1, 2])),
   enable_id_trans: v.optional(oneOf([0, 1])),

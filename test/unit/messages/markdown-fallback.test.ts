@@ -145,3 +145,57 @@ describe('markdownToTextCard', () => {
     expectValid(out);
   });
 });
+
+describe('validateMessageRequest: markdown_fallback', () => {
+  const body = (extra: Record<string, unknown> = {}) => ({
+    app: 'ops',
+    touser: 'zhangsan',
+    msgtype: 'markdown',
+    markdown: { content: '# Deploy done\nv1.2 is live: [release notes](https://r.example/1.2)' },
+    ...extra,
+  });
+  const appDefault = (mode: 'text' | 'textcard') => ({
+    markdownFallback: (app: string) => (app === 'ops' ? mode : undefined),
+  });
+
+  it("converts markdown with the app's default mode", () => {
+    const result = validateMessageRequest(body(), appDefault('text'));
+
+    expect(result.ok && { msgtype: result.value.msgtype, content: result.value.content }).toEqual({
+      msgtype: 'text',
+      content: { content: 'Deploy done\nv1.2 is live: <a href="https://r.example/1.2">release notes</a>' },
+    });
+  });
+
+  it("lets the message's markdown_fallback override the app: textcard, or none to keep markdown", () => {
+    const card = validateMessageRequest(body({ markdown_fallback: 'textcard' }), appDefault('text'));
+    const kept = validateMessageRequest(body({ markdown_fallback: 'none' }), appDefault('text'));
+
+    expect(card.ok && card.value.msgtype).toBe('textcard');
+    expect(card.ok && card.value.content).toEqual({
+      title: 'Deploy done',
+      description: 'v1.2 is live: release notes',
+      url: 'https://r.example/1.2',
+    });
+    expect(kept.ok && kept.value.msgtype).toBe('markdown');
+  });
+
+  it('leaves markdown alone without any fallback, and other msgtypes alone whatever is set', () => {
+    const plain = validateMessageRequest(body());
+    const text = validateMessageRequest(
+      { app: 'ops', touser: 'a', msgtype: 'text', text: { content: '**x**' }, markdown_fallback: 'textcard' },
+      appDefault('textcard'),
+    );
+
+    expect(plain.ok && plain.value.msgtype).toBe('markdown');
+    expect(text.ok && text.value).toMatchObject({ msgtype: 'text', content: { content: '**x**' } });
+  });
+
+  it('rejects an unknown mode, naming the field', () => {
+    const result = validateMessageRequest(body({ markdown_fallback: 'html' }));
+
+    expect(result.ok ? [] : result.issues).toEqual([
+      { field: 'markdown_fallback', message: 'must be one of text, textcard, none' },
+    ]);
+  });
+});
