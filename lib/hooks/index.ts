@@ -1,5 +1,5 @@
 export { findHook } from './auth.js';
-export { HookError, HookPayloadError, HookSignatureError } from './errors.js';
+export { HookError, type HookErrorCode, HookPayloadError, HookSignatureError } from './errors.js';
 export {
   type Notice,
   type NoticeField,

@@ -1,3 +1,4 @@
+import { HookError, type HookErrorCode } from '#lib/hooks/index.js';
 import { IngestError, type IngestErrorCode } from '#lib/ingest/index.js';
 import { HttpError, type HttpErrorCode } from './errors.js';
 
@@ -34,7 +35,11 @@ const STATUS_OF_CODE = {
   idempotency_not_supported: 400,
   invalid_request: 400,
   invalid_message: 400,
+  hook_payload_invalid: 400,
+  hook_template_empty: 400,
   unauthorized: 401,
+  hook_signature_missing: 401,
+  hook_signature_invalid: 401,
   forbidden: 403,
   not_found: 404,
   idempotency_conflict: 409,
@@ -45,7 +50,7 @@ const STATUS_OF_CODE = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unavailable: 503,
-} as const satisfies Record<IngestErrorCode | HttpErrorCode, number>;
+} as const satisfies Record<IngestErrorCode | HookErrorCode | HttpErrorCode, number>;
 
 /** 401 names the scheme (RFC 9110 §11.6.1); 503 tells clients the request may be retried at once. */
 const HEADERS_OF_STATUS: Partial<Record<number, Record<string, string>>> = {
@@ -71,7 +76,7 @@ const INTERNAL_ERROR: ErrorBody = { code: 'internal_error', message: 'internal e
 
 /** The status and body of a known error; undefined for anything else (a 500). */
 function known(err: unknown): { status: number; body: ErrorBody } | undefined {
-  if (err instanceof IngestError || err instanceof HttpError) {
+  if (err instanceof IngestError || err instanceof HookError || err instanceof HttpError) {
     return {
       status: STATUS_OF_CODE[err.code],
       body: { code: err.code, message: err.message, details: err.details },

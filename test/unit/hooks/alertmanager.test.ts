@@ -9,7 +9,7 @@ import {
   RECEIVED_AT,
   readable,
 } from '#test/helpers/hook-fixtures.js';
-import { thrown } from '#test/helpers/thrown.js';
+import { statusOf, thrown } from '#test/helpers/thrown.js';
 
 const hook = (over: Record<string, unknown> = {}) => hookConfig({ source: 'alertmanager', ...over });
 const firing = () => JSON.parse(fixture('alertmanager', 'firing')) as Record<string, unknown>;
@@ -112,7 +112,7 @@ describe('alertmanager source', () => {
       HookPayloadError,
     );
 
-    expect(err.status).toBe(400);
+    expect(statusOf(err)).toBe(400);
     expect(err.code).toBe('hook_payload_invalid');
     expect(err.details).toEqual([
       {
@@ -128,7 +128,7 @@ describe('alertmanager source', () => {
       () => handleHook('prom', hook(), hookInput(fixture('github', 'push'))),
       HookPayloadError,
     );
-    const fields = (err.details as { field: string }[]).map((d) => d.field);
+    const fields = (err.details as readonly { field: string }[]).map((d) => d.field);
 
     expect(fields).toEqual(
       expect.arrayContaining(['version', 'receiver', 'status', 'groupKey', 'externalURL', 'alerts']),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HookPayloadError, handleHook } from '#lib/hooks/index.js';
 import { utf8Bytes } from '#lib/messages/index.js';
 import { fixture, hookConfig, hookInput, onlyMessage, readable } from '#test/helpers/hook-fixtures.js';
-import { thrown } from '#test/helpers/thrown.js';
+import { statusOf, thrown } from '#test/helpers/thrown.js';
 
 const hook = (over: Record<string, unknown> = {}) => hookConfig({ source: 'generic', ...over });
 const content = (body: Record<string, unknown>) =>
@@ -47,7 +47,7 @@ describe('generic source', () => {
       HookPayloadError,
     );
 
-    expect([err.status, err.code]).toEqual([400, 'hook_template_empty']);
+    expect([statusOf(err), err.code]).toEqual([400, 'hook_template_empty']);
   });
 
   it('renders text and textcard through the Markdown fallback', () => {

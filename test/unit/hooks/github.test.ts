@@ -8,7 +8,7 @@ import {
   onlyMessage,
   readable,
 } from '#test/helpers/hook-fixtures.js';
-import { thrown } from '#test/helpers/thrown.js';
+import { statusOf, thrown } from '#test/helpers/thrown.js';
 
 const SECRET = 'gh-webhook-secret';
 const DELIVERY = '72d3162e-cc78-11e3-81ab-4c9367dc0958';
@@ -133,7 +133,7 @@ describe('github source', () => {
             ),
           HookSignatureError,
         );
-        expect([err.status, err.code]).toEqual([401, 'hook_signature_invalid']);
+        expect([statusOf(err), err.code]).toEqual([401, 'hook_signature_invalid']);
       }
     });
 
@@ -143,7 +143,7 @@ describe('github source', () => {
         HookSignatureError,
       );
 
-      expect([err.status, err.code]).toEqual([401, 'hook_signature_missing']);
+      expect([statusOf(err), err.code]).toEqual([401, 'hook_signature_missing']);
     });
 
     it('ignores the header when no secret is set (the URL token authenticates)', () => {
@@ -175,7 +175,7 @@ describe('github source', () => {
     );
 
     expect(err.message).toBe('not a GitHub "push" webhook payload');
-    expect((err.details as { field: string }[]).map((d) => d.field)).toEqual([
+    expect((err.details as readonly { field: string }[]).map((d) => d.field)).toEqual([
       'ref',
       'before',
       'after',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HookPayloadError, HookSignatureError, handleHook } from '#lib/hooks/index.js';
 import { fixture, hookConfig, hookInput, onlyMessage, readable } from '#test/helpers/hook-fixtures.js';
-import { thrown } from '#test/helpers/thrown.js';
+import { statusOf, thrown } from '#test/helpers/thrown.js';
 
 const hook = (over: Record<string, unknown> = {}) => hookConfig({ source: 'gitlab', ...over });
 const EVENT: Record<string, string> = {
@@ -115,8 +115,8 @@ describe('gitlab source', () => {
         HookSignatureError,
       );
 
-      expect([wrong.status, wrong.code]).toEqual([401, 'hook_signature_invalid']);
-      expect([missing.status, missing.code]).toEqual([401, 'hook_signature_missing']);
+      expect([statusOf(wrong), wrong.code]).toEqual([401, 'hook_signature_invalid']);
+      expect([statusOf(missing), missing.code]).toEqual([401, 'hook_signature_missing']);
     });
   });
 
@@ -136,7 +136,7 @@ describe('gitlab source', () => {
     );
 
     expect(noKind.details).toEqual([{ field: 'object_kind', message: 'required' }]);
-    expect((broken.details as { field: string }[]).map((d) => d.field)).toEqual([
+    expect((broken.details as readonly { field: string }[]).map((d) => d.field)).toEqual([
       'user',
       'project.path_with_namespace',
       'project.web_url',

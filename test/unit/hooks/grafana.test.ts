@@ -33,6 +33,6 @@ describe('grafana source', () => {
       HookPayloadError,
     );
 
-    expect((err.details as { field: string }[]).map((d) => d.field)).toEqual(['version', 'orgId']);
+    expect((err.details as readonly { field: string }[]).map((d) => d.field)).toEqual(['version', 'orgId']);
   });
 });

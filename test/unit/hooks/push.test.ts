@@ -65,9 +65,8 @@ describe('parsePushParams', () => {
       { field: 'title', message: 'required (query, form or JSON)' },
     ]);
     expect(
-      thrown(() => parsePushParams({ contentType: 'application/json', rawBody: '{' }), HookPayloadError)
-        .status,
-    ).toBe(400);
+      thrown(() => parsePushParams({ contentType: 'application/json', rawBody: '{' }), HookPayloadError).code,
+    ).toBe('hook_payload_invalid');
     expect(
       thrown(
         () => parsePushParams({ contentType: 'multipart/form-data; boundary=x', rawBody: '--x' }),

@@ -8,7 +8,7 @@ import {
   onlyMessage,
   readable,
 } from '#test/helpers/hook-fixtures.js';
-import { thrown } from '#test/helpers/thrown.js';
+import { statusOf, thrown } from '#test/helpers/thrown.js';
 
 const SECRET = 'sentry-client-secret';
 const hook = (over: Record<string, unknown> = {}) => hookConfig({ source: 'sentry', ...over });
@@ -98,8 +98,8 @@ describe('sentry source', () => {
         HookSignatureError,
       );
 
-      expect([bad.status, bad.code]).toEqual([401, 'hook_signature_invalid']);
-      expect([none.status, none.code]).toEqual([401, 'hook_signature_missing']);
+      expect([statusOf(bad), bad.code]).toEqual([401, 'hook_signature_invalid']);
+      expect([statusOf(none), none.code]).toEqual([401, 'hook_signature_missing']);
     });
   });
 
