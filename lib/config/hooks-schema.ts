@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { templateProblem } from '#lib/hooks/template.js';
 import { parseRecipients, pathOf } from '#lib/messages/index.js';
+import { templateProblem } from '#lib/util/index.js';
 
 /**
  * Config for inbound webhooks (`hooks`, `POST /v1/hooks/{hook}/{token}`) and one-URL push keys (`pushKeys`,

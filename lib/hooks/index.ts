@@ -17,5 +17,4 @@ export {
 } from './push.js';
 export { type RouteDecision, routeDelivery, ruleMatches, valueAt } from './routing.js';
 export { ADAPTERS, handleHook, hookIdempotencyKey } from './run.js';
-export { renderTemplate, templateProblem } from './template.js';
 export type { HookInput, HookMessage, HookOutcome, HookSourceAdapter, SourceResult } from './types.js';

@@ -6,6 +6,7 @@ import {
   markdownToTextCard,
   type Recipients,
 } from '#lib/messages/index.js';
+import { renderTemplate } from '#lib/util/index.js';
 import { HookPayloadError } from './errors.js';
 import { digest } from './format.js';
 import { type RenderedMessage, renderNotice } from './notice.js';
@@ -17,7 +18,6 @@ import { github } from './sources/github.js';
 import { gitlab } from './sources/gitlab.js';
 import { grafana } from './sources/grafana.js';
 import { sentry } from './sources/sentry.js';
-import { renderTemplate } from './template.js';
 import type { HookInput, HookOutcome, HookSourceAdapter, SourceResult } from './types.js';
 
 export const ADAPTERS: Readonly<Record<HookSource, HookSourceAdapter>> = {

@@ -1,3 +1,4 @@
 export { deadlineSignal, runWithDeadline } from './deadline.js';
 export { isPlainObject } from './objects.js';
 export { KeyedQueue, SingleFlight } from './single-flight.js';
+export { renderTemplate, templateProblem } from './template.js';
