@@ -1,4 +1,4 @@
-import { type ApiKeyConfig, type AppConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
+import { type AppConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
 import type { MessageRequest } from '#lib/messages/index.js';
 import {
   changes,
@@ -11,7 +11,7 @@ import { LANES } from '#lib/resources/index.js';
 import { StoreRejectedError } from '#lib/store/index.js';
 import { MessageTooLargeError, RetryLaterError } from './errors.js';
 import { assertStorable, largestField } from './size.js';
-import type { Accepted, IngestDeps } from './types.js';
+import type { Accepted, IngestDeps, Principal } from './types.js';
 
 /** The error code of a record whose enqueue failed (the client was answered 503). */
 export const ENQUEUE_FAILED = 'enqueue_failed' satisfies WithdrawReason;
@@ -93,7 +93,7 @@ export function duplicateCheckSecondsFor(req: MessageRequest, app: AppConfig | u
  */
 export async function acceptAll(
   deps: IngestDeps,
-  apiKey: ApiKeyConfig,
+  principal: Principal,
   items: { id: string; req: MessageRequest }[],
   mode: 'single' | 'batch',
 ): Promise<(Accepted | Error)[]> {
@@ -106,7 +106,7 @@ export async function acceptAll(
       app: req.app,
       priority: req.priority,
       request: req,
-      apiKey: apiKey.name,
+      apiKey: principal.name,
       createdAt,
       expiresAt,
       duplicateCheckSeconds: duplicateCheckSecondsFor(req, deps.config.apps[req.app]),

@@ -2,12 +2,12 @@ import type { ApiKeyConfig } from '#lib/config/index.js';
 import type { MessageRecord } from '#lib/model/index.js';
 import { AccessDeniedError, MessageNotFoundError } from './errors.js';
 import { MESSAGE_ID } from './ids.js';
-import type { IngestDeps } from './types.js';
+import type { IngestDeps, Principal } from './types.js';
 
 /** The same answer for apps that exist and apps that do not, so a key cannot probe other teams' app names. */
-export function authorizeApp(apiKey: ApiKeyConfig, app: string): void {
-  if (!apiKey.apps.includes(app)) {
-    throw new AccessDeniedError(`API key ${apiKey.name} may not send for app ${app}`);
+export function authorizeApp(principal: Principal, app: string): void {
+  if (!principal.apps.includes(app)) {
+    throw new AccessDeniedError(`API key ${principal.name} may not send for app ${app}`);
   }
 }
 

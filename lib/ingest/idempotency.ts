@@ -1,4 +1,3 @@
-import type { ApiKeyConfig } from '#lib/config/index.js';
 import type { MessageRequest } from '#lib/messages/index.js';
 import { changes, STATUS } from '#lib/model/index.js';
 import type { IdempotencyEntry } from '#lib/store/index.js';
@@ -6,7 +5,7 @@ import { ENQUEUE_FAILED } from './accept.js';
 import { sha256Hex } from './auth.js';
 import { InvalidRequestError, RetryLaterError, StateConflictError } from './errors.js';
 import { idTime } from './ids.js';
-import type { Accepted, IngestDeps } from './types.js';
+import type { Accepted, IngestDeps, Principal } from './types.js';
 
 /** SPEC §2: ≤128 visible ASCII characters. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
@@ -31,20 +30,21 @@ export function checkIdempotencyKey(key: string | undefined): void {
 /**
  * Claims the Idempotency-Key for this request (message id `id`): its hash once claimed, or the first request's
  * answer when this is a replay. The body is compared in its normalized form, not as raw bytes: key order, `a|b`
- * vs ["a","b"] and defaults do not matter.
+ * vs ["a","b"] and defaults do not matter. A string `sameRequest` is compared instead of the body (a hook's
+ * delivery key: every retry of one delivery is the same request).
  */
 export async function claimKey(
   deps: IngestDeps,
-  apiKey: ApiKeyConfig,
+  principal: Principal,
   key: string,
-  req: MessageRequest,
+  sameRequest: MessageRequest | string,
   id: string,
 ): Promise<{ keyHash: string } | { replay: Accepted }> {
   const keyHash = sha256Hex(key);
-  const bodyHash = sha256Hex(canonicalJson(req));
+  const bodyHash = sha256Hex(typeof sameRequest === 'string' ? sameRequest : canonicalJson(sameRequest));
   const ttlMs = deps.config.idempotencyHours * 3600_000;
   for (let attempt = 0; ; attempt++) {
-    const claim = await deps.idempotency.claim(apiKey.name, keyHash, { bodyHash, messageId: id }, ttlMs);
+    const claim = await deps.idempotency.claim(principal.name, keyHash, { bodyHash, messageId: id }, ttlMs);
     if (claim.claimed) return { keyHash };
     if (claim.existing.bodyHash !== bodyHash) {
       throw new StateConflictError(
@@ -52,7 +52,7 @@ export async function claimKey(
         'this Idempotency-Key was already used with a different body; use a new key for a new message',
       );
     }
-    const replay = await replayClaim(deps, apiKey, keyHash, claim.existing);
+    const replay = await replayClaim(deps, principal, keyHash, claim.existing);
     if (replay) return { replay };
     // The claim was left by a request that never stored its message (and could not release the key, e.g.
     // DynamoDB was down): released now, so claim the key for this request. Once more at most.
@@ -66,11 +66,11 @@ export async function claimKey(
  */
 export async function markKeyAccepted(
   deps: IngestDeps,
-  apiKey: ApiKeyConfig,
+  principal: Principal,
   keyHash: string,
   id: string,
 ): Promise<void> {
-  await deps.idempotency.markAccepted(apiKey.name, keyHash, id).catch((err: unknown) => {
+  await deps.idempotency.markAccepted(principal.name, keyHash, id).catch((err: unknown) => {
     deps.logger.error('could not mark the Idempotency-Key accepted', { err, messageId: id });
   });
 }
@@ -78,11 +78,11 @@ export async function markKeyAccepted(
 /** Frees the key of a request that failed, so its retry can claim it. Best effort: a stale claim is taken over. */
 export async function releaseKey(
   deps: IngestDeps,
-  apiKey: ApiKeyConfig,
+  principal: Principal,
   keyHash: string,
   id: string,
 ): Promise<void> {
-  await deps.idempotency.release(apiKey.name, keyHash, id).catch((releaseErr: unknown) => {
+  await deps.idempotency.release(principal.name, keyHash, id).catch((releaseErr: unknown) => {
     deps.logger.error('could not release idempotency key', { err: releaseErr, messageId: id });
   });
 }
@@ -101,14 +101,14 @@ export async function releaseKey(
  */
 async function replayClaim(
   deps: IngestDeps,
-  apiKey: ApiKeyConfig,
+  principal: Principal,
   keyHash: string,
   first: IdempotencyEntry,
 ): Promise<Accepted | undefined> {
   // Real time, not deps.now: ids carry the real clock.
   const waitUntil = Date.now() + REPLAY_WAIT_MS;
   const release = async () => {
-    await deps.idempotency.release(apiKey.name, keyHash, first.messageId);
+    await deps.idempotency.release(principal.name, keyHash, first.messageId);
     deps.logger.warn('released the Idempotency-Key of a request answered 503', {
       messageId: first.messageId,
     });
@@ -135,7 +135,7 @@ async function replayClaim(
       throw new RetryLaterError('a request with this Idempotency-Key is still in progress; retry');
     }
     await new Promise((r) => setTimeout(r, 100));
-    entry = await deps.idempotency.read(apiKey.name, keyHash);
+    entry = await deps.idempotency.read(principal.name, keyHash);
   }
 }
 

@@ -22,6 +22,7 @@ export type {
   Accepted,
   BatchItemResult,
   IngestDeps,
+  Principal,
   QuotaUsageReader,
   QuotaWindowUsage,
 } from './types.js';

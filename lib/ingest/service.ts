@@ -7,7 +7,7 @@ import { authorizeApp } from './access.js';
 import { IngestError, InvalidRequestError, RetryLaterError } from './errors.js';
 import { checkIdempotencyKey, claimKey, markKeyAccepted, releaseKey } from './idempotency.js';
 import { newMessageId } from './ids.js';
-import type { Accepted, BatchItemResult, IngestDeps } from './types.js';
+import type { Accepted, BatchItemResult, IngestDeps, Principal } from './types.js';
 
 /** SPEC §2: a batch holds at most 100 messages. */
 export const MAX_BATCH_ITEMS = 100;
@@ -27,24 +27,39 @@ export async function submitMessage(
   idempotencyKey?: string,
 ): Promise<Accepted> {
   checkIdempotencyKey(idempotencyKey);
-  const req = validate(body);
+  const req = validate(deps, body);
   authorizeApp(apiKey, req.app);
   await checkCallbackUrl(deps, req);
+  return acceptOne(deps, apiKey, req, idempotencyKey === undefined ? undefined : { key: idempotencyKey });
+}
+
+/**
+ * Accepts one validated message: (claim the Idempotency-Key) → store the record → enqueue; the key is marked
+ * accepted, or released when the message could not be queued. `sameRequest` is what a replay must match to get the
+ * first answer (default: the normalized message; hooks pass their delivery key, since a vendor's retry of one
+ * delivery is the same request even if the hook's config changed in between).
+ */
+export async function acceptOne(
+  deps: IngestDeps,
+  principal: Principal,
+  req: MessageRequest,
+  idempotency?: { key: string; sameRequest?: string },
+): Promise<Accepted> {
   const id = (deps.newId ?? newMessageId)();
   let keyHash: string | undefined;
-  if (idempotencyKey !== undefined) {
-    const claim = await claimKey(deps, apiKey, idempotencyKey, req, id);
+  if (idempotency !== undefined) {
+    const claim = await claimKey(deps, principal, idempotency.key, idempotency.sameRequest ?? req, id);
     if ('replay' in claim) return claim.replay;
     keyHash = claim.keyHash;
   }
   try {
-    const [accepted] = await acceptAll(deps, apiKey, [{ id, req }], 'single');
+    const [accepted] = await acceptAll(deps, principal, [{ id, req }], 'single');
     if (!accepted) throw new RetryLaterError('could not queue the message; retry');
     if (accepted instanceof Error) throw accepted;
-    if (keyHash) await markKeyAccepted(deps, apiKey, keyHash, id);
+    if (keyHash) await markKeyAccepted(deps, principal, keyHash, id);
     return accepted;
   } catch (err) {
-    if (keyHash) await releaseKey(deps, apiKey, keyHash, id);
+    if (keyHash) await releaseKey(deps, principal, keyHash, id);
     throw err;
   }
 }
@@ -66,7 +81,7 @@ export async function submitBatch(
   const checked = await Promise.all(
     items.map(async (item, index): Promise<Checked> => {
       try {
-        const req = validate(item);
+        const req = validate(deps, item);
         authorizeApp(apiKey, req.app);
         await checkCallbackUrl(deps, req);
         return { index, id: (deps.newId ?? newMessageId)(), req };
@@ -130,8 +145,15 @@ function batchItems(body: unknown, idempotencyKey: string | undefined): unknown[
   return items;
 }
 
-function validate(body: unknown): MessageRequest {
-  const result = validateMessageRequest(body);
+/**
+ * Validates a message body as every ingest route does (POST /v1/messages, batch items, hooks, push): with the
+ * app's `markdownFallback`, so a markdown message of such an app is queued as the text or textcard members see.
+ */
+export function validate(deps: IngestDeps, body: unknown): MessageRequest {
+  const { apps } = deps.config;
+  const result = validateMessageRequest(body, {
+    markdownFallback: (app) => (Object.hasOwn(apps, app) ? apps[app]?.markdownFallback : undefined),
+  });
   if (!result.ok) throw new InvalidRequestError('invalid_message', 'the message is invalid', result.issues);
   return result.value;
 }

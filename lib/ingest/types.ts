@@ -1,4 +1,4 @@
-import type { GatewayConfig } from '#lib/config/index.js';
+import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
 import type { UrlGuard } from '#lib/net/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
@@ -24,6 +24,12 @@ export interface IngestDeps {
   now?: () => number;
   newId?: () => string;
 }
+
+/**
+ * Who a message is accepted for: an API key, or a hook or push key acting like one (`hook:<name>`, `push:<name>`).
+ * Its name scopes Idempotency-Keys and is stored on the record; `apps` are the apps it may send for.
+ */
+export type Principal = Pick<ApiKeyConfig, 'name' | 'apps'>;
 
 export interface Accepted {
   id: string;

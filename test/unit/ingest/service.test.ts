@@ -116,6 +116,31 @@ describe('submitMessage', () => {
     expect(f.queue.sent.map((s) => s.message.id)).toEqual([res.id]);
     expect(f.messages.records.get(res.id)?.status).toBe('queued');
   });
+
+  it('queues markdown of an app with markdownFallback as that fallback (single and batch), unless the message says none', async () => {
+    const config = fakeConfig();
+    config.apps.ops = { ...(config.apps.ops as (typeof config.apps)[string]), markdownFallback: 'text' };
+    const f = fakeIngest({ config });
+    const markdown = { msgtype: 'markdown', markdown: { content: '## Backup\n**done** in 3 min' } };
+
+    const converted = await submitMessage(f.deps, apiKey, messageBody('markdown', markdown));
+    const kept = await submitMessage(
+      f.deps,
+      apiKey,
+      messageBody('markdown', { ...markdown, markdown_fallback: 'none' }),
+    );
+    const [batched] = await submitBatch(f.deps, apiKey, { messages: [messageBody('markdown', markdown)] });
+    const plain = fakeIngest();
+    const other = await submitMessage(plain.deps, apiKey, messageBody('markdown', markdown));
+
+    expect(f.messages.records.get(converted.id)?.request).toMatchObject({
+      msgtype: 'text',
+      content: { content: 'Backup\ndone in 3 min' },
+    });
+    expect(f.messages.records.get(kept.id)?.request.msgtype).toBe('markdown');
+    expect(f.messages.records.get((batched as { id: string }).id)?.request.msgtype).toBe('text');
+    expect(plain.messages.records.get(other.id)?.request.msgtype).toBe('markdown');
+  });
 });
 
 describe('submitBatch', () => {
