@@ -1,4 +1,4 @@
-export { findHook } from './auth.js';
+export { createHookFinder, type HookFinder } from './auth.js';
 export { HookError, type HookErrorCode, HookPayloadError, HookSignatureError } from './errors.js';
 export {
   type Notice,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type PushKeyConfig, parseConfig } from '#lib/config/index.js';
 import {
+  createHookFinder,
   createPushKeyMatcher,
-  findHook,
   HookPayloadError,
   parsePushParams,
   pushToMessage,
@@ -134,9 +134,12 @@ describe('token checks', () => {
       b: { ...hookConfig({ source: 'generic' }), tokenSha256: sha256Hex('token-b') },
     };
 
-    expect(findHook(hooks, 'a', 'token-a')).toBe(hooks.a);
-    expect(findHook(hooks, 'a', 'token-b')).toBeUndefined();
-    expect(findHook(hooks, 'c', 'token-a')).toBeUndefined();
-    expect(findHook(hooks, 'constructor', 'token-a')).toBeUndefined();
+    const findHook = createHookFinder(hooks);
+
+    expect(findHook('a', 'token-a')).toBe(hooks.a);
+    expect(findHook('a', 'token-b')).toBeUndefined();
+    expect(findHook('c', 'token-a')).toBeUndefined();
+    expect(findHook('constructor', 'token-a')).toBeUndefined();
+    expect(findHook('__proto__', '')).toBeUndefined();
   });
 });
