@@ -2,10 +2,12 @@ import middy from '@middy/core';
 import type { APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import {
   bearerAuth,
+  bodyBytes,
   flushMetrics,
   type HttpEvent,
   httpErrors,
   jsonBody,
+  rawBody,
   refreshConfig,
   withDeadline,
   withLogContext,
@@ -20,11 +22,13 @@ import {
   type IngestDeps,
   listApps,
   recallMessage,
+  receiveHook,
+  receivePush,
   requireScope,
   submitBatch,
   submitMessage,
 } from '#lib/ingest/index.js';
-import { type Route, routeOf } from '#lib/resources/index.js';
+import { hookNameOf, type Route, routeOf } from '#lib/resources/index.js';
 // Generated from the validator's schemas by `npm run openapi`; a test keeps it current (scripts/openapi.ts).
 import openapi from '../../docs/openapi.json' with { type: 'json' };
 
@@ -40,8 +44,11 @@ type IngestRoute = Extract<Route, { functionId: 'ingest' }>;
 type Operation<R extends IngestRoute> = (
   deps: IngestDeps,
   event: IngestEvent,
-  apiKey: R['auth'] extends 'none' ? undefined : ApiKeyConfig,
+  apiKey: R['auth'] extends { scope: string } ? ApiKeyConfig : undefined,
 ) => Promise<HttpResponse>;
+
+/** The exact bytes of a `raw` route's body: from the rawBody middleware, or decoded here for a bare handler. */
+const bytesOf = (event: IngestEvent): Buffer => event.rawBody ?? bodyBytes(event);
 
 /** One lib/ call per route of lib/resources `ROUTES` served by ingest (the type demands one for each). */
 const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
@@ -68,9 +75,36 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
     openapiBody ??= JSON.stringify(openapi);
     return { ...json(200, null, { 'cache-control': 'public, max-age=300' }), body: openapiBody };
   },
+  // 202 when queued, 200 when ignored (nothing to send, e.g. GitHub's ping): both 2xx, so vendors do not retry.
+  receiveHook: async (deps, event) => {
+    const receipt = await receiveHook(deps, hookNameOf(event), event.pathParameters?.token ?? '', {
+      rawBody: bytesOf(event),
+      headers: event.headers,
+    });
+    return json(receipt.status === 'queued' ? 202 : 200, receipt);
+  },
+  // 200 as ServerChan answers, so its clients' checks pass; the body carries both shapes.
+  push: async (deps, event) =>
+    json(
+      200,
+      await receivePush(deps, event.pathParameters?.sendkey ?? '', {
+        query: event.rawQueryString ?? '',
+        ...(event.requestContext.http.method === 'POST' ? { rawBody: bytesOf(event) } : {}),
+        ...(event.headers['content-type'] === undefined
+          ? {}
+          : { contentType: event.headers['content-type'] }),
+      }),
+    ),
 };
 
-const isPublic = (event: HttpEvent): boolean => routeOf(event.routeKey)?.auth === 'none';
+/** Routes that ask for an API key; the others are public or carry their own token in the URL (checked by lib/). */
+const needsApiKey = (route: Route): route is Extract<Route, { auth: { scope: string } }> =>
+  typeof route.auth === 'object' && 'scope' in route.auth;
+
+const isPublic = (event: HttpEvent): boolean => {
+  const route = routeOf(event.routeKey);
+  return route !== undefined && !needsApiKey(route);
+};
 
 /** One authenticator per config object: built when a (re-read) config comes into force, not per request. */
 const authenticators = new WeakMap<GatewayConfig, Authenticator>();
@@ -94,11 +128,11 @@ export const createIngestHandler = (
 ) => {
   return async (event: IngestEvent): Promise<APIGatewayProxyResultV2> => {
     const route = routeOf(event.routeKey);
-    if (route?.functionId === 'ingest' && route.auth === 'none') {
+    if (route?.functionId === 'ingest' && !needsApiKey(route)) {
       return (OPERATIONS[route.id] as Operation<typeof route>)(deps, event, undefined);
     }
     const apiKey = event.principal ?? authenticate(event.headers.authorization);
-    if (route?.functionId !== 'ingest' || route.auth === 'none') {
+    if (route?.functionId !== 'ingest' || !needsApiKey(route)) {
       throw new RouteNotFoundError(event.routeKey);
     }
     requireScope(apiKey, route.auth.scope);
@@ -127,5 +161,6 @@ const wrapIngestChain = (deps: IngestDeps & { configSource?: ConfigSource }) => 
     .use(httpErrors(deps.logger))
     .use(refreshConfig(deps.configSource))
     .use(bearerAuth(authenticate, isPublic))
-    .use(jsonBody(MAX_BODY_BYTES));
+    .use(jsonBody(MAX_BODY_BYTES))
+    .use(rawBody(MAX_BODY_BYTES));
 };

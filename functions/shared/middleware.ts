@@ -12,7 +12,12 @@ import { type Logger, type Metrics, runWithLogContext } from '#lib/observability
 import { routeOf } from '#lib/resources/index.js';
 import { runWithDeadline } from '#lib/util/index.js';
 
-export type HttpEvent = APIGatewayProxyEventV2 & { parsedBody?: unknown };
+/** `parsedBody`: a `json` route's body; `rawBody`: a `raw` route's exact bytes (API Gateway may base64 them). */
+export type HttpEvent = APIGatewayProxyEventV2 & { parsedBody?: unknown; rawBody?: Buffer };
+
+/** The body's bytes as the client sent them: HTTP APIs base64-encode bodies they do not take for text. */
+export const bodyBytes = (event: HttpEvent): Buffer =>
+  event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
 type HttpMiddleware = MiddlewareObj<HttpEvent, APIGatewayProxyResultV2, Error, Context>;
 
 /** Rejects malformed UTF-8 instead of silently turning it into U+FFFD (which would change the message). */
@@ -51,9 +56,7 @@ export const jsonBody = (maxBytes: number): HttpMiddleware => ({
     const contentType = (event.headers['content-type'] ?? '').toLowerCase();
     if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/.test(contentType))
       throw new UnsupportedMediaTypeError();
-    const raw = event.body
-      ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8')
-      : Buffer.alloc(0);
+    const raw = bodyBytes(event);
     if (raw.length > maxBytes) throw new PayloadTooLargeError(maxBytes);
     if (raw.length === 0) throw new InvalidJsonError('request body is empty; send a JSON object');
     let text: string;
@@ -69,6 +72,20 @@ export const jsonBody = (maxBytes: number): HttpMiddleware => ({
       const reason = err instanceof Error ? err.message : 'unparsable';
       throw new InvalidJsonError(`request body is not valid JSON: ${reason.slice(0, 200)}`);
     }
+  },
+});
+
+/**
+ * The exact bytes of a `raw` route's body (lib/resources `ROUTES`), at most `maxBytes` (413): signatures are
+ * computed over them, so they reach the handler undecoded and unparsed.
+ */
+export const rawBody = (maxBytes: number): HttpMiddleware => ({
+  before: async (request) => {
+    const event = request.event;
+    if (routeOf(event.routeKey)?.body !== 'raw') return;
+    const raw = bodyBytes(event);
+    if (raw.length > maxBytes) throw new PayloadTooLargeError(maxBytes);
+    event.rawBody = raw;
   },
 });
 

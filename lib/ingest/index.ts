@@ -13,6 +13,7 @@ export {
   StateConflictError,
   UnauthenticatedError,
 } from './errors.js';
+export { type HookReceipt, type PushReceipt, receiveHook, receivePush } from './hooks.js';
 export { canonicalJson } from './idempotency.js';
 export { newMessageId } from './ids.js';
 export { recallMessage } from './recall.js';

@@ -60,12 +60,24 @@ export interface RouteDefinition {
   readonly functionId: FunctionId;
   /**
    * `{ scope }`: the caller presents an API key (`Authorization: Bearer`) that holds this scope (config
-   * `apiKeys[].scopes`). `'none'`: no API key is asked for.
+   * `apiKeys[].scopes`). `{ urlToken }`: no API key; the named path parameter is a secret the operation checks
+   * itself (a hook's token, a push sendkey — for senders that cannot set headers). `'none'`: no API key is asked for.
    */
-  readonly auth: { readonly scope: string } | 'none';
-  /** `json`: the body is parsed before the handler runs (415/413/400 otherwise); `none`: a body is ignored. */
-  readonly body: 'json' | 'none';
+  readonly auth: { readonly scope: string } | { readonly urlToken: string } | 'none';
+  /**
+   * `json`: the body is parsed before the handler runs (415/413/400 otherwise); `raw`: the handler gets the exact
+   * bytes (413 over the limit), e.g. to check a signature before parsing; `none`: a body is ignored.
+   */
+  readonly body: 'json' | 'raw' | 'none';
+  /**
+   * `inbound`: a route for other systems' deliveries (hooks, push). On AWS it gets a route-level throttle of its
+   * own (context `hookRateLimit`/`hookBurstLimit`), so a vendor's storm cannot use up the API's budget.
+   */
+  readonly throttle?: 'inbound';
 }
+
+/** Inbound webhooks from SaaS systems; `{hook}` names an entry of config `hooks`. */
+const HOOK_PATH = '/v1/hooks/{hook}/{token}';
 
 /** The public v1 API (SPEC §2). */
 export const ROUTES = [
@@ -127,6 +139,33 @@ export const ROUTES = [
     auth: 'none',
     body: 'none',
   },
+  {
+    id: 'receiveHook',
+    method: 'POST',
+    path: HOOK_PATH,
+    functionId: 'ingest',
+    auth: { urlToken: 'token' },
+    body: 'raw',
+    throttle: 'inbound',
+  },
+  {
+    id: 'push',
+    method: 'GET',
+    path: '/v1/push/{sendkey}',
+    functionId: 'ingest',
+    auth: { urlToken: 'sendkey' },
+    body: 'none',
+    throttle: 'inbound',
+  },
+  {
+    id: 'push',
+    method: 'POST',
+    path: '/v1/push/{sendkey}',
+    functionId: 'ingest',
+    auth: { urlToken: 'sendkey' },
+    body: 'raw',
+    throttle: 'inbound',
+  },
 ] as const satisfies readonly RouteDefinition[];
 
 /**
@@ -155,8 +194,40 @@ const ROUTES_BY_KEY: ReadonlyMap<string, Route> = new Map<string, Route>([
   [DEFAULT_ROUTE.routeKey, DEFAULT_ROUTE],
 ]);
 
-/** The route of an HTTP API event, by its `routeKey` (`$default`: {@link DEFAULT_ROUTE}); undefined for others. */
-export const routeOf = (key: string): Route | undefined => ROUTES_BY_KEY.get(key);
+type HookRoute = Extract<Route, { id: 'receiveHook' }>;
+const HOOK_ROUTE = ROUTES.find((r): r is HookRoute => r.id === 'receiveHook') as HookRoute;
+const HOOK_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * A route of its own for one hook (`POST /v1/hooks/prom/{token}`), which API Gateway prefers over the generic one
+ * (a literal segment is more specific): on AWS each such route has its own throttle, so one noisy vendor cannot use
+ * up the budget of the others. Infra creates them for the hook names in context `hookRoutes`.
+ */
+export const dedicatedHookRoute = (hookName: string): RouteDefinition => {
+  if (!HOOK_NAME.test(hookName))
+    throw new RangeError(`hook names are 1-64 of [A-Za-z0-9_-], got ${hookName}`);
+  return { ...HOOK_ROUTE, path: HOOK_PATH.replace('{hook}', hookName) };
+};
+
+/** `POST /v1/hooks/prom/{token}` → `prom`; undefined for any other route key. */
+export const dedicatedHookName = (key: string): string | undefined => {
+  const match = /^POST \/v1\/hooks\/([A-Za-z0-9_-]{1,64})\/\{token\}$/.exec(key);
+  return match?.[1];
+};
+
+/**
+ * The route of an HTTP API event, by its `routeKey` (`$default`: {@link DEFAULT_ROUTE}); undefined for a key no
+ * route has. A hook's dedicated route is the hook route (its name is in the path instead of the `hook` parameter:
+ * see {@link hookNameOf}).
+ */
+export const routeOf = (key: string): Route | undefined =>
+  ROUTES_BY_KEY.get(key) ?? (dedicatedHookName(key) === undefined ? undefined : HOOK_ROUTE);
+
+/** The hook an event of the hook route names: its `hook` path parameter, or the literal of a dedicated route. */
+export const hookNameOf = (event: {
+  routeKey: string;
+  pathParameters?: Readonly<Record<string, string | undefined>>;
+}): string => event.pathParameters?.hook ?? dedicatedHookName(event.routeKey) ?? '';
 
 /**
  * Receives before a message moves to its DLQ. Only real failures count: quota deferrals re-enqueue a

@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { createIngestHandler, wrapIngestHandler } from '#functions/ingest/app.js';
 import type { ApiKeyConfig } from '#lib/config/index.js';
 import { UnauthenticatedError } from '#lib/ingest/index.js';
+import { sha256Hex } from '#lib/security/index.js';
 import { createDocumentClient, DynamoMessageStore } from '#lib/store/index.js';
 import { buildHttpApiEvent, buildLambdaContext } from '#local/events/index.js';
 import { silentEndpoint } from '#test/helpers/closed-port.js';
+import { fixture, hmacHex, hookConfig } from '#test/helpers/hook-fixtures.js';
 import { fakeConfig, fakeIngest, OPS_KEY, storeDown } from '#test/helpers/ingest-fakes.js';
 import { LOCAL_CLIENT_CONFIG } from '#test/helpers/local-clients.js';
 import { messageBody } from '#test/helpers/messages-factories.js';
@@ -203,5 +205,71 @@ describe('ingest handler with its middleware chain', () => {
     const bare = createIngestHandler(f.deps);
     const e = { ...event('GET /v1/messages/{id}', { id: 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV' }), headers: {} };
     await expect(bare(e)).rejects.toBeInstanceOf(UnauthenticatedError);
+  });
+});
+
+describe('hook and push routes', () => {
+  const SECRET = 'gh-secret';
+  const hooks = {
+    gh: { ...hookConfig({ source: 'github', secret: SECRET }), tokenSha256: sha256Hex('gh-token') },
+  };
+  const deps = () => fakeIngest({ config: fakeConfig({ hooks }) });
+  // A push with a non-ASCII commit message: the signature covers the UTF-8 bytes.
+  const body = fixture('github', 'push').replace('"message": "', '"message": "修复 ');
+  const signed = {
+    'x-github-event': 'push',
+    'x-github-delivery': '5f1d2c3b-0000-4000-8000-000000000001',
+    'x-hub-signature-256': `sha256=${hmacHex(SECRET, body)}`,
+  };
+  const hookEvent = (routeKey: string, path: string, headers: Record<string, string>, token = 'gh-token') =>
+    buildHttpApiEvent({
+      method: 'POST',
+      rawPath: path,
+      rawQueryString: '',
+      headers,
+      body: Buffer.from(body, 'utf8'),
+      sourceIp: '127.0.0.1',
+      routeKey,
+      pathParameters: routeKey.includes('{hook}') ? { hook: 'gh', token } : { token },
+    });
+
+  it('verifies the signature over the exact bytes of a base64-encoded body, with no API key', async () => {
+    const f = deps();
+    // API Gateway base64-encodes bodies it does not take for text (here: no JSON content type).
+    const e = hookEvent('POST /v1/hooks/{hook}/{token}', '/v1/hooks/gh/gh-token', {
+      ...signed,
+      'content-type': 'application/octet-stream',
+    });
+    expect(e.isBase64Encoded).toBe(true);
+
+    const res = await invoke(f.deps, e);
+
+    expect(res).toMatchObject({ status: 202, body: { status: 'queued', event: 'push' } });
+    expect(f.queue.sent).toHaveLength(1);
+  });
+
+  it('serves a dedicated hook route (its own throttle on AWS) as the hook its path names', async () => {
+    const f = deps();
+    const e = hookEvent('POST /v1/hooks/gh/{token}', '/v1/hooks/gh/gh-token', {
+      ...signed,
+      'content-type': 'application/json',
+    });
+
+    expect((await invoke(f.deps, e)).status).toBe(202);
+  });
+
+  it('answers a wrong token 401 before the signature or the body is looked at', async () => {
+    const f = deps();
+    const e = hookEvent(
+      'POST /v1/hooks/{hook}/{token}',
+      '/v1/hooks/gh/x',
+      { 'content-type': 'text/plain' },
+      'x',
+    );
+
+    const res = await invoke(f.deps, e);
+
+    expect([res.status, res.body.error.code]).toEqual([401, 'unauthorized']);
+    expect(f.messages.calls).toEqual([]);
   });
 });
