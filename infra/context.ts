@@ -28,6 +28,11 @@ export interface GatewayContext {
   readonly logRetentionDays: RetentionDays;
   readonly apiBurstLimit: number;
   readonly apiRateLimit: number;
+  /** Route-level throttle of each hook and push route (ROUTES rows with `throttle: 'inbound'`). */
+  readonly hookBurstLimit: number;
+  readonly hookRateLimit: number;
+  /** Hook names that get a route, and so a throttle, of their own (`-c hookRoutes=prom,github`). */
+  readonly hookRoutes: readonly string[];
   /** Where every function that calls WeCom calls it; override for a proxy in front of qyapi. */
   readonly wecomApiBase: string;
   /** `active`: Lambda active tracing (X-Ray) on every function. */
@@ -41,6 +46,11 @@ export const CONTEXT_DEFAULTS = {
   logRetentionDays: RetentionDays.ONE_MONTH,
   apiBurstLimit: 200,
   apiRateLimit: 100,
+  // A vendor's storm (an outage that fires every alert group at once) stays within its route's budget; Alertmanager
+  // and Sentry retry a 429, GitHub does not (its deliveries can be redelivered from the webhook's settings).
+  hookBurstLimit: 50,
+  hookRateLimit: 10,
+  hookRoutes: [],
   wecomApiBase: DEFAULT_WECOM_API_BASE,
   tracing: 'off',
 } as const satisfies Omit<GatewayContext, 'alarmEmail' | 'eipAllocationId'>;
@@ -57,6 +67,9 @@ const SETTING_KEYS = new Set<string>([
   'logRetentionDays',
   'apiBurstLimit',
   'apiRateLimit',
+  'hookBurstLimit',
+  'hookRateLimit',
+  'hookRoutes',
   'wecomApiBase',
   'tracing',
 ]);
@@ -131,7 +144,7 @@ function settingsReader(scope: Construct, fileSettings: Settings) {
     }
     return value as T;
   };
-  return { int, str, oneOf };
+  return { raw, int, str, oneOf };
 }
 
 const isTrue = (value: unknown) => value === true || value === 'true';
@@ -156,6 +169,19 @@ function assertEgressKept(
       "that would delete the NAT gateway, and WeCom would reject the sender's calls from other IPs (errcode " +
       `60020). Pass -c allowEgressChange=true if you mean it, or change the stage in ${where}.`,
   );
+}
+
+/** `prom,github` (a `-c` string) or `["prom","github"]` (cdk.json, stages file): hook names as config allows them. */
+function parseHookRoutes(raw: unknown): string[] {
+  if (raw === undefined || raw === null || raw === '') return [];
+  const names = typeof raw === 'string' ? raw.split(',').map((n) => n.trim()) : raw;
+  if (
+    !Array.isArray(names) ||
+    !names.every((n) => typeof n === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(n))
+  ) {
+    throw invalid('hookRoutes', 'hook names (1-64 of [A-Za-z0-9_-]), comma-separated', raw);
+  }
+  return [...new Set(names as string[])];
 }
 
 /** Reads and validates the gateway's settings; a bad value fails synth with the key's name. */
@@ -204,6 +230,9 @@ export function readGatewayContext(scope: Construct): GatewayContext {
     logRetentionDays: logRetentionDays as RetentionDays,
     apiBurstLimit: read.int('apiBurstLimit', CONTEXT_DEFAULTS.apiBurstLimit, 1),
     apiRateLimit: read.int('apiRateLimit', CONTEXT_DEFAULTS.apiRateLimit, 1),
+    hookBurstLimit: read.int('hookBurstLimit', CONTEXT_DEFAULTS.hookBurstLimit, 1),
+    hookRateLimit: read.int('hookRateLimit', CONTEXT_DEFAULTS.hookRateLimit, 1),
+    hookRoutes: parseHookRoutes(read.raw('hookRoutes')),
     wecomApiBase,
     tracing: read.oneOf<Tracing>('tracing', ['off', 'active'], CONTEXT_DEFAULTS.tracing),
   };

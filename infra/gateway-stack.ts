@@ -109,6 +109,8 @@ export class GatewayStack extends Stack {
     const gatewayApi = new GatewayApi(this, 'Api', {
       ingest: this.ingest.fn,
       throttle: { burstLimit: ctx.apiBurstLimit, rateLimit: ctx.apiRateLimit },
+      inboundThrottle: { burstLimit: ctx.hookBurstLimit, rateLimit: ctx.hookRateLimit },
+      dedicatedHooks: ctx.hookRoutes,
       logRetention,
       removalPolicy,
     });

@@ -1,6 +1,7 @@
 import { type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  type CfnStage,
   HttpApi,
   HttpMethod,
   HttpRoute,
@@ -12,7 +13,13 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DEFAULT_ROUTE, ROUTES } from '#lib/resources/index.js';
+import {
+  DEFAULT_ROUTE,
+  dedicatedHookRoute,
+  ROUTES,
+  type RouteDefinition,
+  routeKey,
+} from '#lib/resources/index.js';
 
 /**
  * One JSON object per request. HTTP API access logs support only $context variables
@@ -35,10 +42,36 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
 export interface GatewayApiProps {
   readonly ingest: IFunction;
   /** Stage-wide throttle: protects the ingest function and the queues from a runaway client. */
-  readonly throttle: { readonly burstLimit: number; readonly rateLimit: number };
+  readonly throttle: Throttle;
+  /** Route-level throttle of each route for other systems' deliveries (`throttle: 'inbound'`: hooks, push). */
+  readonly inboundThrottle: Throttle;
+  /** Hooks that get a route of their own (`POST /v1/hooks/<name>/{token}`), and with it their own throttle. */
+  readonly dedicatedHooks?: readonly string[];
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
 }
+
+interface Throttle {
+  readonly burstLimit: number;
+  readonly rateLimit: number;
+}
+
+const NAG_REASON: Record<'apiKey' | 'urlToken' | 'public', string> = {
+  apiKey:
+    'Callers authenticate with gateway API keys (Authorization: Bearer) that the ingest function ' +
+    'checks against SHA-256 hashes in the config secret and scopes per app (SPEC §2, §3); an API ' +
+    'Gateway authorizer would add a second Lambda invocation per request for the same check.',
+  urlToken:
+    'SaaS webhooks and push senders cannot set an Authorization header: the token in the URL is checked by ' +
+    'the ingest function against a SHA-256 hash in the config secret, scoped to one hook or push key, in ' +
+    'constant time; the route has a throttle of its own.',
+  public:
+    'Public by design and reveals nothing secret: the health check ({"status":"ok"}), the OpenAPI document ' +
+    '(the routes are documented anyway) and the catch-all 404 for unknown paths.',
+};
+
+const nagReason = (route: RouteDefinition): string =>
+  route.auth === 'none' ? NAG_REASON.public : 'scope' in route.auth ? NAG_REASON.apiKey : NAG_REASON.urlToken;
 
 export class GatewayApi extends Construct {
   readonly api: HttpApi;
@@ -68,31 +101,37 @@ export class GatewayApi extends Construct {
       },
     });
 
-    // The routes of lib/resources, each to the function that serves it.
+    // The routes of lib/resources, each to the function that serves it, plus a route per dedicated hook.
     const integrations = { ingest: new HttpLambdaIntegration('Ingest', props.ingest) };
-    const routes = ROUTES.flatMap((route) =>
-      this.api.addRoutes({
+    const routes = [...ROUTES, ...(props.dedicatedHooks ?? []).map(dedicatedHookRoute)];
+    // RouteSettings is a JSON map in CloudFormation (route key → settings): CDK passes it through as written, so
+    // its keys are CloudFormation's PascalCase, not the camelCase of CfnStage.RouteSettingsProperty.
+    const routeSettings: Record<string, { ThrottlingBurstLimit: number; ThrottlingRateLimit: number }> = {};
+    const cfnStage = this.stage.node.defaultChild as CfnStage;
+    for (const route of routes) {
+      const [created] = this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: integrations[route.functionId],
-      }),
-    );
-    // Whatever no route matches goes to a function too, which answers it in the gateway's error shape.
-    routes.push(
-      new HttpRoute(this, 'DefaultRoute', {
-        httpApi: this.api,
-        routeKey: HttpRouteKey.DEFAULT,
-        integration: integrations[DEFAULT_ROUTE.functionId],
-      }),
-    );
-    for (const route of routes) {
-      Validations.of(route).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason:
-          'Callers authenticate with gateway API keys (Authorization: Bearer) that the ingest function ' +
-          'checks against SHA-256 hashes in the config secret and scopes per app (SPEC §2, §3); an API ' +
-          'Gateway authorizer would add a second Lambda invocation per request for the same check.',
       });
+      if (!created) continue;
+      Validations.of(created).acknowledge({ id: 'AwsSolutions-APIG4', reason: nagReason(route) });
+      if ('throttle' in route && route.throttle === 'inbound') {
+        routeSettings[routeKey(route)] = {
+          ThrottlingBurstLimit: props.inboundThrottle.burstLimit,
+          ThrottlingRateLimit: props.inboundThrottle.rateLimit,
+        };
+        // CloudFormation rejects route settings for a route key the API does not have yet.
+        cfnStage.node.addDependency(created);
+      }
     }
+    cfnStage.routeSettings = routeSettings;
+    // Whatever no route matches goes to a function too, which answers it in the gateway's error shape.
+    const defaultRoute = new HttpRoute(this, 'DefaultRoute', {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: integrations[DEFAULT_ROUTE.functionId],
+    });
+    Validations.of(defaultRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: NAG_REASON.public });
   }
 }

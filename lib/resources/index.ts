@@ -203,7 +203,7 @@ const HOOK_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  * (a literal segment is more specific): on AWS each such route has its own throttle, so one noisy vendor cannot use
  * up the budget of the others. Infra creates them for the hook names in context `hookRoutes`.
  */
-export const dedicatedHookRoute = (hookName: string): RouteDefinition => {
+export const dedicatedHookRoute = (hookName: string): Omit<HookRoute, 'path'> & { readonly path: string } => {
   if (!HOOK_NAME.test(hookName))
     throw new RangeError(`hook names are 1-64 of [A-Za-z0-9_-], got ${hookName}`);
   return { ...HOOK_ROUTE, path: HOOK_PATH.replace('{hook}', hookName) };

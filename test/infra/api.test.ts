@@ -17,9 +17,12 @@ describe('HTTP API', () => {
       'GET /v1/health',
       'GET /v1/messages/{id}',
       'GET /v1/openapi.json',
+      'GET /v1/push/{sendkey}',
+      'POST /v1/hooks/{hook}/{token}',
       'POST /v1/messages',
       'POST /v1/messages/batch',
       'POST /v1/messages/{id}/recall',
+      'POST /v1/push/{sendkey}',
     ]);
     const integrations = new Set(routes.map((r) => JSON.stringify(r.Properties.Target)));
     expect(integrations.size).toBe(1);
@@ -39,6 +42,22 @@ describe('HTTP API', () => {
     });
   });
 
+  it('throttles each hook and push route on its own, below the stage, and no API route', () => {
+    const [stage] = Object.values(gateway.template.findResources('AWS::ApiGatewayV2::Stage'));
+    const inbound = { ThrottlingBurstLimit: 50, ThrottlingRateLimit: 10 };
+    expect(stage?.Properties.RouteSettings).toEqual({
+      'POST /v1/hooks/{hook}/{token}': inbound,
+      'GET /v1/push/{sendkey}': inbound,
+      'POST /v1/push/{sendkey}': inbound,
+    });
+    // Route settings naming a route the API does not have yet fail the deployment.
+    const routeIds = Object.keys(gateway.template.findResources('AWS::ApiGatewayV2::Route'));
+    const hookRoute = routeIds.find((id) =>
+      JSON.stringify(gateway.template.toJSON().Resources[id].Properties).includes('/v1/hooks/'),
+    );
+    expect(stage?.DependsOn).toContain(hookRoute);
+  });
+
   it('writes JSON access logs with request id, ip, route, status, latency and integration error', () => {
     const [stage] = Object.values(gateway.template.findResources('AWS::ApiGatewayV2::Stage'));
     const format = JSON.parse(stage?.Properties.AccessLogSettings.Format as string) as Record<string, string>;
@@ -55,4 +74,31 @@ describe('HTTP API', () => {
   it('outputs the API URL', () => {
     expect(Object.keys(gateway.template.findOutputs('ApiUrl'))).toEqual(['ApiUrl']);
   });
+});
+
+describe('HTTP API with dedicated hook routes', () => {
+  it(
+    'gives each hook named in context hookRoutes a route and a throttle of its own, with the limits from context',
+    () => {
+      const { template } = synthGateway({
+        hookRoutes: 'prom,github',
+        hookBurstLimit: '20',
+        hookRateLimit: '5',
+      });
+      const keys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
+        (r) => r.Properties.RouteKey as string,
+      );
+      expect(keys).toEqual(
+        expect.arrayContaining(['POST /v1/hooks/prom/{token}', 'POST /v1/hooks/github/{token}']),
+      );
+      const [stage] = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+      const limits = { ThrottlingBurstLimit: 20, ThrottlingRateLimit: 5 };
+      expect(stage?.Properties.RouteSettings).toMatchObject({
+        'POST /v1/hooks/prom/{token}': limits,
+        'POST /v1/hooks/github/{token}': limits,
+        'POST /v1/hooks/{hook}/{token}': limits,
+      });
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });

@@ -17,6 +17,11 @@ describe('Gateway context', () => {
     });
   });
 
+  it('reads hookRoutes as a -c list or a cdk.json array, without duplicates', () => {
+    expect(read({ hookRoutes: 'prom, github,prom' }).hookRoutes).toEqual(['prom', 'github']);
+    expect(read({ hookRoutes: ['sentry'] }).hookRoutes).toEqual(['sentry']);
+  });
+
   it.each([
     ['egress', 'static'],
     ['senderConcurrency', 'six'],
@@ -24,6 +29,8 @@ describe('Gateway context', () => {
     ['stage', 'Prod_1'],
     ['alarmEmail', 'not-an-address'],
     ['wecomApiBase', 'http://qyapi.weixin.qq.com'],
+    ['hookRateLimit', '0'],
+    ['hookRoutes', 'prom,bad name'],
   ])('names the bad key when %s is %j', (key, value) => {
     expect(() => read({ [key]: value })).toThrow(new RegExp(`context '${key}'`));
   });
