@@ -46,8 +46,8 @@ export const CONTEXT_DEFAULTS = {
   logRetentionDays: RetentionDays.ONE_MONTH,
   apiBurstLimit: 200,
   apiRateLimit: 100,
-  // A vendor's storm (an outage that fires every alert group at once) stays within its route's budget; Alertmanager
-  // and Sentry retry a 429, GitHub does not (its deliveries can be redelivered from the webhook's settings).
+  // A vendor's storm (an outage that fires every alert group at once) stays within its route's budget. Alertmanager
+  // retries a 429; GitHub does not, and GitLab disables a webhook after a few 4xx in a row: keep headroom.
   hookBurstLimit: 50,
   hookRateLimit: 10,
   hookRoutes: [],
