@@ -3,9 +3,24 @@ import { PARSE_CONFIG, toValidationIssues } from '#lib/messages/index.js';
 import { HookPayloadError } from './errors.js';
 import type { HookInput } from './types.js';
 
+/** Malformed UTF-8 is refused, not turned into U+FFFD: that would change what members read. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as text; 400 naming `(body)` when it is not UTF-8 (JSON and forms are UTF-8, RFC 8259 §8.1). */
+export function bodyText(raw: string | Buffer | undefined): string {
+  if (raw === undefined || typeof raw === 'string') return raw ?? '';
+  try {
+    return UTF8.decode(raw);
+  } catch {
+    throw new HookPayloadError('the body is not valid UTF-8', [
+      { field: '(body)', message: 'must be UTF-8' },
+    ]);
+  }
+}
+
 /** Parses the raw body as JSON; 400 naming `(body)` otherwise. */
 export function parseJsonBody(input: HookInput): unknown {
-  const text = typeof input.rawBody === 'string' ? input.rawBody : input.rawBody.toString('utf8');
+  const text = bodyText(input.rawBody);
   try {
     return JSON.parse(text);
   } catch {

@@ -2,6 +2,7 @@ import type { PushKeyConfig } from '#lib/config/index.js';
 import { fitLines, LIMITS, markdownToText, markdownToTextCard, truncateUtf8 } from '#lib/messages/index.js';
 import { createDigestMatcher, type DigestMatcher } from '#lib/security/index.js';
 import { HookPayloadError } from './errors.js';
+import { bodyText } from './payload.js';
 import { toRecipients } from './routing.js';
 
 /**
@@ -28,7 +29,7 @@ const asString = (x: unknown): string | undefined =>
   typeof x === 'string' ? x : typeof x === 'number' || typeof x === 'boolean' ? String(x) : undefined;
 
 function bodyParams(req: PushRequest): Record<string, unknown> {
-  const raw = typeof req.rawBody === 'string' ? req.rawBody : (req.rawBody?.toString('utf8') ?? '');
+  const raw = bodyText(req.rawBody);
   if (raw.trim() === '') return {};
   const type = (req.contentType ?? '').split(';')[0]?.trim().toLowerCase();
   if (type === 'application/json' || (type === '' && raw.trimStart().startsWith('{'))) {

@@ -4,6 +4,7 @@ import {
   createHookFinder,
   createPushKeyMatcher,
   HookPayloadError,
+  handleHook,
   parsePushParams,
   pushToMessage,
 } from '#lib/hooks/index.js';
@@ -141,5 +142,24 @@ describe('token checks', () => {
     expect(findHook('c', 'token-a')).toBeUndefined();
     expect(findHook('constructor', 'token-a')).toBeUndefined();
     expect(findHook('__proto__', '')).toBeUndefined();
+  });
+});
+
+describe('bytes that are not UTF-8', () => {
+  it('are a 400 for push parameters and hook payloads, not text with U+FFFD in it', () => {
+    const latin1 = Buffer.from('title=Caf\xe9', 'latin1');
+
+    expect(thrown(() => parsePushParams({ rawBody: latin1 }), HookPayloadError).details).toEqual([
+      { field: '(body)', message: 'must be UTF-8' },
+    ]);
+    const hook = hookConfig({ source: 'generic' });
+    const input = {
+      rawBody: Buffer.from('{"title":"Caf\xe9"}', 'latin1'),
+      headers: {},
+      receivedAt: new Date(),
+    };
+    expect(thrown(() => handleHook('up', hook, input), HookPayloadError).message).toBe(
+      'the body is not valid UTF-8',
+    );
   });
 });
