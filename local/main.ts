@@ -91,6 +91,12 @@ async function main(): Promise<void> {
   if (stack.simulator)
     say(`  sim readings   ${describeReadings(stack.simulator.readings())}   (WECOM_SIM_READINGS)`);
   say(`  config         ${configFile}`);
+  const hooks = Object.keys(stack.config.hooks ?? {});
+  if (hooks.length > 0)
+    say(`  hooks          ${stack.apiUrl}/v1/hooks/<hook>/<token>   (${hooks.join(', ')})`);
+  const pushKeys = (stack.config.pushKeys ?? []).map((k) => k.name);
+  if (pushKeys.length > 0)
+    say(`  push           ${stack.apiUrl}/v1/push/<sendkey>   (${pushKeys.join(', ')})`);
   say(`  DynamoDB       ${stack.dynamoEndpoint}   SQS ${stack.sqsEndpoint}`);
   say(`  ready in ${Date.now() - started} ms — Ctrl-C to stop`);
   say('');
