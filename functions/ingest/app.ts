@@ -79,7 +79,8 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
   receiveHook: async (deps, event) => {
     const receipt = await receiveHook(deps, hookNameOf(event), event.pathParameters?.token ?? '', {
       rawBody: bytesOf(event),
-      headers: event.headers,
+      // Header names are case-insensitive (RFC 9110 §5.1); the sources look them up in lower case.
+      headers: Object.fromEntries(Object.entries(event.headers).map(([k, v]) => [k.toLowerCase(), v])),
     });
     return json(receipt.status === 'queued' ? 202 : 200, receipt);
   },
