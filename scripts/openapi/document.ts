@@ -15,8 +15,7 @@ import { LIMITS } from '#lib/messages/index.js';
 import { GatewayFieldsSchema } from '#lib/messages/schemas/gateway.js';
 import { MessageContentSchema } from '#lib/messages/schemas/message.js';
 import { STATUS } from '#lib/model/index.js';
-
-type Json = Record<string, unknown>;
+import { errorResponse, type Json, jsonBody, messageId, RETRY_AFTER, ref, response } from './parts.js';
 
 /** A regex source with the `i` flag, which JSON Schema patterns lack: letters become `[hH]` classes. */
 export function caseInsensitivePattern(source: string): string {
@@ -116,17 +115,6 @@ const RECIPIENTS: Json = {
   anyOf: [{ required: ['touser'] }, { required: ['toparty'] }, { required: ['totag'] }],
 };
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const jsonBody = (schema: Json, examples?: Json) => ({
-  content: { 'application/json': { schema, ...(examples && { examples }) } },
-});
-const response = (description: string, schema: Json, headers?: Json) => ({
-  description,
-  ...jsonBody(schema),
-  ...(headers && { headers }),
-});
-const errorResponse = (description: string, headers?: Json) => response(description, ref('Error'), headers);
-const RETRY_AFTER = { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' } };
 const COMMON_ERRORS = {
   '401': errorResponse('No key, a malformed Authorization header, or an unknown key', {
     'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } },
@@ -150,12 +138,6 @@ const POST_ERRORS = {
   '415': errorResponse('Content-Type is not application/json (or application/*+json)'),
 };
 const nullable = (schema: Json): Json => ({ oneOf: [schema, { type: 'null' }] });
-const messageId = {
-  name: 'id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$' },
-};
 
 const APP_STATES = ['active', 'paused', 'circuit_open', 'probing'] satisfies AppState[];
 
