@@ -15,6 +15,7 @@ import { LIMITS } from '#lib/messages/index.js';
 import { GatewayFieldsSchema } from '#lib/messages/schemas/gateway.js';
 import { MessageContentSchema } from '#lib/messages/schemas/message.js';
 import { STATUS } from '#lib/model/index.js';
+import { HOOK_PATHS, HOOK_SCHEMAS } from './hooks.js';
 import { errorResponse, type Json, jsonBody, messageId, RETRY_AFTER, ref, response } from './parts.js';
 
 /** A regex source with the `i` flag, which JSON Schema patterns lack: letters become `[hH]` classes. */
@@ -463,12 +464,13 @@ export function buildOpenApiDocument(version: string): Json {
           responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': {} } } },
         },
       },
+      ...HOOK_PATHS,
     },
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'A gateway API key (config apiKeys)' },
       },
-      schemas: { MessageRequest: message, BatchRequest: batch, ...RESPONSES },
+      schemas: { MessageRequest: message, BatchRequest: batch, ...RESPONSES, ...HOOK_SCHEMAS },
     },
   };
 }

@@ -40,10 +40,14 @@ function examplesOf(markdown: string): Example[] {
     if (!line.startsWith('```sh')) continue;
     const end = lines.indexOf('```', i + 1);
     const block = lines.slice(i + 1, end).join('\n');
-    const curl = /curl[^\n]*?"\$GW(\/[^"]*)"/.exec(block);
+    const curl = /curl[^\n]*?"\$GW(\/[^"?]*)[^"]*"/.exec(block);
     if (curl) {
-      const data = /-d '([^']*)'/.exec(block);
-      const method = /-X (\w+)/.exec(block)?.[1] ?? (data ? 'POST' : 'GET');
+      // The block's first curl command, up to the next command or answer: a second one must not lend it a body.
+      const command = block.slice(curl.index).split(/\n(?=curl |# )/)[0] as string;
+      const data = /-d '([^']*)'/.exec(command);
+      // curl posts any of its data options (-d @file, --data-urlencode, …) unless -X says otherwise.
+      const posts = /\s(?:-d|--data(?:-[\w-]+)?)\s/.test(command);
+      const method = /-X (\w+)/.exec(command)?.[1] ?? (posts ? 'POST' : 'GET');
       current = { method, path: curl[1] as string };
       if (data)
         examples.push({ line: i + 1, ...current, kind: 'request', body: JSON.parse(data[1] as string) });
