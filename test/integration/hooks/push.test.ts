@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboxOf, settledState, shown, startHookGateway } from '#test/helpers/hook-gateway.js';
 import { type IngestGateway, storedState } from '#test/helpers/ingest-gateway.js';
+import { openApiValidators, schemaErrors } from '#test/helpers/openapi.js';
 
 const CRON_KEY = 'SCT-cron-0123456789abcdef';
 const WECHAT_KEY = 'SCT-wechat-0123456789abcdef';
@@ -74,6 +75,8 @@ describe.runIf(CURL)('one-URL push from curl', () => {
       message: '',
       data: { pushid: res.body.id, errno: 0, error: 'SUCCESS' },
     });
+    // As docs/openapi.json describes it, for clients generated from the document.
+    expect(schemaErrors(openApiValidators()('PushReceipt'), res.body)).toEqual([]);
     const [received] = await inboxOf(gw, 'cron-admin');
     expect(shown(received)).toBe('markdown\n---\n## Backup done\n**3** files, 1.2 GB');
   });

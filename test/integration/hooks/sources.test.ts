@@ -14,6 +14,7 @@ import {
   startHookGateway,
 } from '#test/helpers/hook-gateway.js';
 import { type IngestGateway, storedState, tableItemCount } from '#test/helpers/ingest-gateway.js';
+import { openApiValidators, schemaErrors } from '#test/helpers/openapi.js';
 
 const GITHUB_SECRET = 'gh-webhook-secret';
 const GITLAB_SECRET = 'gl-secret-token';
@@ -27,6 +28,9 @@ const githubHeaders = (event: string, delivery: string, body: string, secret = G
 });
 
 let gw: IngestGateway;
+/** The answer as docs/openapi.json describes it, for clients generated from the document. */
+const schema = openApiValidators();
+const documented = (name: string, body: unknown) => expect(schemaErrors(schema(name), body)).toEqual([]);
 
 beforeAll(async () => {
   gw = await startHookGateway({
@@ -101,6 +105,7 @@ describe('each source, from its documented payload to the simulator inbox', () =
 
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ status: 'queued', messages: [{ status: 'queued' }] });
+    documented('HookQueued', res.body);
     const [id] = res.body.messages.map((m: { id: string }) => m.id);
     const status = await gw.get(`/v1/messages/${id}`);
     expect(status.body.metadata).toMatchObject({ hook: s.hook });
@@ -131,6 +136,7 @@ describe('authentication', () => {
     expect(wrongToken.status).toBe(401);
     expect(wrongToken.body).toEqual(unknownHook.body);
     expect(wrongToken.body.error).toMatchObject({ code: 'unauthorized' });
+    documented('Error', wrongToken.body);
     expect(await storedState(gw.stack)).toEqual(before);
   });
 
@@ -300,6 +306,7 @@ describe('payloads that are not the vendor’s', () => {
 
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'ignored', event: 'ping', messages: [] });
+    documented('HookIgnored', res.body);
     expect(await storedState(gw.stack)).toEqual(before);
   });
 });
