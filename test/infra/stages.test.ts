@@ -73,6 +73,19 @@ describe('Stage settings file', () => {
     expect(() => read({ stage: 'prod', stagesFile: file })).toThrow(/context 'logRetentionDays'/);
   });
 
+  it("takes a stage's hook throttles and dedicated hook routes from the file", () => {
+    const file = stagesFile({
+      prod: { hookRateLimit: 5, hookBurstLimit: 20, hookRoutes: ['prom', 'github'] },
+    });
+    expect(read({ stage: 'prod', stagesFile: file })).toMatchObject({
+      hookRateLimit: 5,
+      hookBurstLimit: 20,
+      hookRoutes: ['prom', 'github'],
+    });
+    const bad = stagesFile({ prod: { hookRoutes: ['bad name'] } });
+    expect(() => read({ stage: 'prod', stagesFile: bad })).toThrow(/context 'hookRoutes'/);
+  });
+
   it('says which file it could not parse', () => {
     const file = stagesFile('{ "prod": ');
     expect(() => read({ stage: 'prod', stagesFile: file })).toThrow(
