@@ -148,8 +148,11 @@ export async function storedState(
   return { high, normal, items };
 }
 
-/** Items in the table, by a full (paginated) Scan: the emulators' ItemCount is not live. */
-export async function tableItemCount(stack: LocalStack, prefix?: string): Promise<number> {
+/**
+ * Items in the table, by a full (paginated) Scan: the emulators' ItemCount is not live. `sk` narrows it to one kind
+ * of item under the prefix (a message's record is `sk` MSG; its first delivery, under the same pk, is SENT).
+ */
+export async function tableItemCount(stack: LocalStack, prefix?: string, sk?: string): Promise<number> {
   let count = 0;
   let start: Record<string, AttributeValue> | undefined;
   do {
@@ -158,8 +161,11 @@ export async function tableItemCount(stack: LocalStack, prefix?: string): Promis
         TableName: stack.resources.tableName,
         ...(prefix
           ? {
-              FilterExpression: 'begins_with(pk, :p)',
-              ExpressionAttributeValues: { ':p': { S: prefix } },
+              FilterExpression: `begins_with(pk, :p)${sk === undefined ? '' : ' AND sk = :sk'}`,
+              ExpressionAttributeValues: {
+                ':p': { S: prefix },
+                ...(sk === undefined ? {} : { ':sk': { S: sk } }),
+              },
             }
           : { Select: 'COUNT' }),
         ...(start ? { ExclusiveStartKey: start } : {}),
