@@ -140,6 +140,16 @@ describe('authentication', () => {
     expect(await storedState(gw.stack)).toEqual(before);
   });
 
+  it('answers another method on a hook URL with the catch-all 404, without a key, and queues nothing', async () => {
+    const before = await settledState(gw);
+
+    const res = await gw.get(`/v1/hooks/prom/${hookToken('prom')}`, { key: null });
+
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatchObject({ code: 'not_found' });
+    expect(await storedState(gw.stack)).toEqual(before);
+  });
+
   it('takes no API key instead of the token', async () => {
     const res = await postHook(
       gw,
