@@ -1,3 +1,4 @@
+export { fullJitterSeconds, type RetryPolicy } from './backoff.js';
 export { deadlineSignal, runWithDeadline } from './deadline.js';
 export { isPlainObject } from './objects.js';
 export { KeyedQueue, SingleFlight } from './single-flight.js';

@@ -1,4 +1,4 @@
-import { fullJitterSeconds } from '#lib/sender/index.js';
+import { fullJitterSeconds } from '#lib/util/index.js';
 import type { DeliveryResult } from './client.js';
 
 /**
