@@ -9,3 +9,4 @@ export type { GatewayConfig } from '#lib/config/schema.js';
 export type { AppStateView } from '#lib/ingest/apps.js';
 export { sha256Hex } from '#lib/ingest/auth.js';
 export { TERMINAL_STATUSES } from '#lib/model/index.js';
+export { generateWebhookSecret } from '#lib/webhooks/signature.js';

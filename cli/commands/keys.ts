@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { action, type CliContext, list, type Run, readHidden, readStdin } from '../command.js';
-import { ConfigError, parseConfig, sha256Hex } from '../domain.js';
+import { ConfigError, generateWebhookSecret, parseConfig, sha256Hex } from '../domain.js';
 import { UsageError } from '../errors.js';
 
 /**
@@ -83,6 +83,18 @@ async function hashKey({ out, ctx }: Run, arg: string | undefined): Promise<void
   out.line(sha256);
 }
 
+function webhookSecret({ out }: Run): void {
+  const secret = generateWebhookSecret();
+  out.data({ secret });
+  const { c } = out;
+  out.line(`  ${c.bold(c.green(secret))}`);
+  out.line();
+  out.line(
+    'Put it first in the app\'s "webhook": { "secrets": [...] } (keep the old one second while receivers',
+  );
+  out.line('switch over), and give it to the receiver, which verifies the webhook-signature header with it.');
+}
+
 export function registerKeys(program: Command, ctx: CliContext): void {
   const keys = program
     .command('keys')
@@ -114,4 +126,9 @@ export function registerKeys(program: Command, ctx: CliContext): void {
       '\nExamples:\n  $ printf %s "$KEY" | wecom-gateway keys hash\n  $ wecom-gateway keys hash      # prompts without echo on a terminal',
     )
     .action(action(ctx, hashKey));
+
+  keys
+    .command('webhook-secret')
+    .description('print a new Standard Webhooks signing secret (whsec_…) for an app\'s "webhook.secrets"')
+    .action(action(ctx, webhookSecret));
 }

@@ -17,5 +17,7 @@ export {
   QUOTA_DEFAULTS,
   type QuotaConfig,
   type RecipientsConfig,
+  type WebhookConfig,
+  webhookSecretsOf,
 } from './schema.js';
 export { CONFIG_MAX_AGE_MS, ConfigSource, type ConfigSourceOptions } from './source.js';

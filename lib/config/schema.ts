@@ -1,5 +1,8 @@
 import * as v from 'valibot';
 import { HooksSchema, hooksCrossReferences, PushKeySchema } from './hooks-schema.js';
+// Deep imports: the webhooks index would pull the undici client into every function's bundle.
+import { WEBHOOK_EVENT_TYPES } from '#lib/webhooks/payloads.js';
+import { parseWebhookSecret, WEBHOOK_SECRET_PREFIX } from '#lib/webhooks/signature.js';
 
 /**
  * WeCom limits that the defaults below are derived from (https://developer.work.weixin.qq.com/document/path/90236
@@ -76,6 +79,84 @@ const DeliverySchema = v.strictObject({
   ),
 });
 
+const GENERATE_SECRET_HINT = `generate one with: npx wecom-gateway keys webhook-secret`;
+
+/** A `whsec_` secret (Standard Webhooks); the message never echoes the value. */
+const WhsecSchema = v.pipe(
+  v.string('must be a string'),
+  v.check((s) => {
+    try {
+      parseWebhookSecret(s);
+      return true;
+    } catch {
+      return false;
+    }
+  }, `must be "${WEBHOOK_SECRET_PREFIX}" + base64 of 24-64 random bytes; ${GENERATE_SECRET_HINT}`),
+);
+
+/**
+ * The signing secrets of a `webhook` block: `secrets` (the current one first; a second one during a rotation), or
+ * the older single `secret`. A `secret` that is not in `whsec_` form (written before webhooks were signed) keeps
+ * working as the raw HMAC key: it is the same as `whsec_` + base64 of its UTF-8 bytes, which is what receivers
+ * using a Standard Webhooks library must be given.
+ */
+export function webhookSecretsOf(block: { secret?: string; secrets?: string[] }): string[] {
+  if (block.secrets) return block.secrets;
+  if (block.secret === undefined) return [];
+  if (block.secret.startsWith(WEBHOOK_SECRET_PREFIX)) return [block.secret];
+  return [`${WEBHOOK_SECRET_PREFIX}${Buffer.from(block.secret, 'utf8').toString('base64')}`];
+}
+
+const WebhookSchema = v.pipe(
+  v.strictObject({
+    /** Default target for messages that set no callback_url (https; checked again at connect time). */
+    url: v.optional(
+      v.pipe(v.string(), v.url('must be an absolute URL'), v.startsWith('https://', 'must use https')),
+    ),
+    /** Signing secrets, current first; two while a rotation is under way (receivers accept either). */
+    secrets: v.optional(
+      v.pipe(
+        v.array(WhsecSchema),
+        v.minLength(1, 'must hold 1 or 2 secrets'),
+        v.maxLength(2, 'must hold 1 or 2 secrets (current and previous)'),
+      ),
+    ),
+    /** Older single secret; see {@link webhookSecretsOf}. */
+    secret: v.optional(
+      v.pipe(
+        v.string('must be a string'),
+        v.check((s) => {
+          if (s.startsWith(WEBHOOK_SECRET_PREFIX)) return v.is(WhsecSchema, s);
+          const bytes = Buffer.byteLength(s, 'utf8');
+          return bytes >= 24 && bytes <= 64;
+        }, `must be a whsec_ secret (or 24-64 bytes used as the raw key); ${GENERATE_SECRET_HINT}`),
+      ),
+    ),
+    /** Ports a target may use besides 443. */
+    allowedPorts: v.optional(
+      v.array(
+        v.pipe(
+          v.number('must be a number'),
+          v.integer('must be an integer'),
+          v.minValue(1, 'must be 1-65535'),
+          v.maxValue(65535, 'must be 1-65535'),
+        ),
+      ),
+      [],
+    ),
+    /** The webhook events sent; default all. */
+    events: v.optional(
+      v.array(v.picklist(WEBHOOK_EVENT_TYPES, `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`)),
+      [...WEBHOOK_EVENT_TYPES],
+    ),
+  }),
+  v.check((w) => !(w.secret !== undefined && w.secrets !== undefined), 'give secrets or secret, not both'),
+  v.transform(({ secret, secrets, ...rest }) => ({
+    ...rest,
+    secrets: webhookSecretsOf({ secret, secrets }),
+  })),
+);
+
 const AppSchema = v.strictObject({
   corpId: nonEmpty('corpId'),
   agentId: v.pipe(
@@ -99,10 +180,8 @@ const AppSchema = v.strictObject({
   quota: v.optional(QuotaSchema, {}),
   /** Optional as a whole (DELIVERY_DEFAULTS apply), so configs and literals written before it stay valid. */
   delivery: v.optional(DeliverySchema),
-  /** Default webhook for this app's messages that set no callback_url. */
-  webhook: v.optional(
-    v.strictObject({ url: v.optional(v.pipe(v.string(), v.url())), secret: v.optional(v.string()) }),
-  ),
+  /** Webhooks for this app's messages: the default target, signing secrets, allowed ports, wanted events. */
+  webhook: v.optional(WebhookSchema),
   /**
    * Markdown is not rendered in the WeChat plugin: convert this app's markdown messages to text or a textcard
    * (lib/messages/markdown-fallback.ts). Absent: sent as markdown.
@@ -158,5 +237,6 @@ export type GatewayConfig = v.InferOutput<typeof GatewayConfigSchema>;
 export type AppConfig = GatewayConfig['apps'][string];
 export type QuotaConfig = AppConfig['quota'];
 export type DeliveryConfig = AppConfig['delivery'];
+export type WebhookConfig = NonNullable<AppConfig['webhook']>;
 export type ApiKeyConfig = GatewayConfig['apiKeys'][number];
 export type { HookConfig, HookRule, HookSource, PushKeyConfig, RecipientsConfig } from './hooks-schema.js';
