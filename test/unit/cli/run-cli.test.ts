@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { CliContext } from '#cli/command.js';
 import { runCli } from '#cli/main.js';
 import { buildProgram } from '#cli/program.js';
+import { parseConfig } from '#lib/config/index.js';
+import { minimalConfig } from '#test/helpers/unit-config.js';
 
 /** The CLI in-process with captured streams: for the wide matrix; test/integration/operator-cli spawns it. */
 async function run(argv: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) {
@@ -42,6 +44,7 @@ describe('runCli', () => {
     expect(commands.map((c) => c.join(' '))).toEqual([
       'keys create',
       'keys hash',
+      'keys webhook-secret',
       'config check',
       'config push',
       'send',
@@ -110,5 +113,17 @@ describe('runCli', () => {
 
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ sha256: createHash('sha256').update('wgw_abcdefgh').digest('hex') });
+  });
+
+  it('keys webhook-secret prints a fresh whsec_ secret the config accepts', async () => {
+    const first = await run(['keys', 'webhook-secret', '--json']);
+    const second = await run(['keys', 'webhook-secret', '--json']);
+
+    const { secret } = JSON.parse(first.stdout);
+    expect(first.code).toBe(0);
+    expect(secret).not.toBe(JSON.parse(second.stdout).secret);
+    const config = minimalConfig();
+    (config.apps.ops as Record<string, unknown>).webhook = { secrets: [secret] };
+    expect(parseConfig(config).apps.ops?.webhook?.secrets).toEqual([secret]);
   });
 });
