@@ -1,5 +1,5 @@
 import { type AppConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
-import type { MessageRequest } from '#lib/messages/index.js';
+import { type MessageRequest, withTaskId } from '#lib/messages/index.js';
 import {
   changes,
   type MessageRecord,
@@ -105,7 +105,8 @@ export async function acceptAll(
       id,
       app: req.app,
       priority: req.priority,
-      request: req,
+      // A card that calls back gets its task_id now (after any Idempotency-Key hash, which is of the client's body).
+      request: withTaskId(req, id),
       apiKey: principal.name,
       createdAt,
       expiresAt,

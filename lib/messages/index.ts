@@ -1,3 +1,10 @@
+export {
+  type CardUpdate,
+  cardTaskId,
+  toWecomCardUpdateBody,
+  validateCardUpdate,
+  withTaskId,
+} from './card.js';
 export { ELLIPSIS, fitBlocks, fitLines, truncateChars, truncateUtf8, utf8Bytes } from './fit.js';
 export { PARSE_CONFIG, pathOf, toValidationIssues } from './issues.js';
 export { CARD_TYPE_NAMES, GATEWAY_LIMITS, LIMITS } from './limits.js';

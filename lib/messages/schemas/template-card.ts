@@ -32,7 +32,11 @@ const key = () => requiredString(T.maxKeyBytes);
 /** Option ids: "最长支持128字节,不可重复". */
 const optionId = () => requiredString(T.maxOptionIdBytes);
 
-/** task_id: "同一个应用任务id不能重复,只能由数字、字母和“_-@”组成,最长128字节". */
+/**
+ * task_id: "同一个应用任务id不能重复,只能由数字、字母和“_-@”组成,最长128字节". WeCom requires it on the
+ * interaction cards and on cards with action_menu ("填了action_menu字段的话本字段必填"); the gateway gives such a
+ * card its message id when the client sets none (lib/messages `withTaskId`), so it is optional here.
+ */
 const TaskIdSchema = v.pipe(
   v.string(),
   v.nonEmpty(EMPTY),
@@ -273,15 +277,6 @@ const titleOrSubtitle = <TCard extends { main_title?: { title?: string }; sub_ti
     }
   });
 
-/** "填了action_menu字段的话本字段必填". */
-const taskIdWithActionMenu = <TCard extends { action_menu?: unknown; task_id?: string }>() =>
-  v.rawCheck<TCard>(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    if (dataset.value.action_menu !== undefined && dataset.value.task_id === undefined) {
-      addIssue({ message: 'required when action_menu is set', path: pathOf(dataset.value, 'task_id') });
-    }
-  });
-
 export const TextNoticeCardSchema = v.pipe(
   v.strictObject({
     card_type: v.literal('text_notice'),
@@ -296,7 +291,6 @@ export const TextNoticeCardSchema = v.pipe(
     card_action: NoticeCardActionSchema,
   }),
   titleOrSubtitle(),
-  taskIdWithActionMenu(),
 );
 
 export const NewsNoticeCardSchema = v.pipe(
@@ -323,7 +317,6 @@ export const NewsNoticeCardSchema = v.pipe(
       });
     }
   }),
-  taskIdWithActionMenu(),
 );
 
 export const ButtonInteractionCardSchema = v.pipe(
@@ -335,7 +328,7 @@ export const ButtonInteractionCardSchema = v.pipe(
     sub_title_text: v.optional(v.string()),
     horizontal_content_list: v.optional(HorizontalContentListSchema),
     card_action: v.optional(InteractionCardActionSchema),
-    task_id: TaskIdSchema,
+    task_id: v.optional(TaskIdSchema),
     button_selection: v.optional(ButtonSelectionSchema),
     button_list: ButtonListSchema,
     replace_text: optionalString(),
@@ -347,7 +340,7 @@ export const VoteInteractionCardSchema = v.strictObject({
   card_type: v.literal('vote_interaction'),
   ...commonEntries,
   main_title: v.optional(MainTitleSchema),
-  task_id: TaskIdSchema,
+  task_id: v.optional(TaskIdSchema),
   checkbox: CheckboxSchema,
   submit_button: SubmitButtonSchema,
   replace_text: optionalString(),
@@ -357,7 +350,7 @@ export const MultipleInteractionCardSchema = v.strictObject({
   card_type: v.literal('multiple_interaction'),
   ...commonEntries,
   main_title: v.optional(MainTitleSchema),
-  task_id: TaskIdSchema,
+  task_id: v.optional(TaskIdSchema),
   select_list: SelectListSchema,
   submit_button: SubmitButtonSchema,
   replace_text: optionalString(),

@@ -91,12 +91,8 @@ describe('template_card', () => {
       );
     });
 
-    it('requires task_id when action_menu is set', () => {
-      expectOnlyIssue(
-        cardBody('text_notice', { task_id: undefined }),
-        'template_card.task_id',
-        'required when action_menu is set',
-      );
+    it('accepts a card with action_menu but no task_id: the gateway assigns one (withTaskId)', () => {
+      expectValid(cardBody('text_notice', { task_id: undefined }));
     });
 
     it('allows at most 6 horizontal_content_list items and requires each keyname', () => {
@@ -252,13 +248,10 @@ describe('template_card', () => {
   describe('button_interaction', () => {
     const buttons = (n: number) => list(n, (i) => ({ text: `b${i}`, key: `key_${i}` }));
 
-    it('requires task_id and button_list', () => {
+    it('requires button_list (task_id is assigned by the gateway when missing)', () => {
       expect(
         expectIssues(cardBody('button_interaction', { task_id: undefined, button_list: undefined })),
-      ).toEqual([
-        { field: 'template_card.task_id', message: 'required' },
-        { field: 'template_card.button_list', message: 'required' },
-      ]);
+      ).toEqual([{ field: 'template_card.button_list', message: 'required' }]);
     });
 
     it('accepts 6 buttons and rejects 7 or none', () => {
@@ -340,13 +333,12 @@ describe('template_card', () => {
     const options = (n: number) => list(n, (i) => ({ id: `option_${i}`, text: `选项${i}` }));
     const withOptions = (opts: unknown[]) => cardBody('vote_interaction', { 'checkbox.option_list': opts });
 
-    it('requires task_id, checkbox and submit_button', () => {
+    it('requires checkbox and submit_button (not task_id)', () => {
       expect(
         expectIssues(
           cardBody('vote_interaction', { task_id: undefined, checkbox: undefined, submit_button: undefined }),
         ),
       ).toEqual([
-        { field: 'template_card.task_id', message: 'required' },
         { field: 'template_card.checkbox', message: 'required' },
         { field: 'template_card.submit_button', message: 'required' },
       ]);
@@ -394,7 +386,7 @@ describe('template_card', () => {
       option_list: list(n, (i) => ({ id: `${key}_${i}`, text: `选项${i}` })),
     });
 
-    it('requires task_id, select_list and submit_button', () => {
+    it('requires select_list and submit_button (not task_id)', () => {
       expect(
         expectIssues(
           cardBody('multiple_interaction', {
@@ -404,7 +396,6 @@ describe('template_card', () => {
           }),
         ),
       ).toEqual([
-        { field: 'template_card.task_id', message: 'required' },
         { field: 'template_card.select_list', message: 'required' },
         { field: 'template_card.submit_button', message: 'required' },
       ]);
