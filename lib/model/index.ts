@@ -1,4 +1,15 @@
 export {
+  decodeNotifyJob,
+  type EventNotice,
+  encodeNotifyJob,
+  eventNotice,
+  NOTIFY_STATUSES,
+  type NotifyJob,
+  type NotifyStatus,
+  type StatusNotice,
+  statusNotice,
+} from './notify-body.js';
+export {
   decodeQueuedMessage,
   encodeQueuedMessage,
   type QueuedMessage,
@@ -18,6 +29,9 @@ export {
   receiptOf,
   STATUS,
   TERMINAL_STATUSES,
+  taskKeyOf,
+  WEBHOOK_STATUS,
+  type WebhookStatus,
   type WecomReceipt,
 } from './record.js';
 export {

@@ -1,4 +1,4 @@
-import type { MessageRequest, Priority } from '#lib/messages/index.js';
+import { cardTaskId, type MessageRequest, type Priority } from '#lib/messages/index.js';
 import type { SendResponse } from '#lib/wecom/index.js';
 
 /**
@@ -32,15 +32,35 @@ export const PENDING_STATUSES: readonly MessageStatus[] = [STATUS.queued, STATUS
 /** The lists of a WeCom send answer naming recipients it could not reach (`a|b` strings, absent when none). */
 export const RECEIPT_LISTS = ['invaliduser', 'invalidparty', 'invalidtag', 'unlicenseduser'] as const;
 
-/** What the record keeps of WeCom's answer to the send. */
-export type WecomReceipt = Pick<SendResponse, 'msgid' | (typeof RECEIPT_LISTS)[number]>;
+/**
+ * What the record keeps of WeCom's answer to the send. `response_code` (interaction cards only) is a single-use
+ * credential for `update_template_card`: stored, spent by `POST /v1/messages/{id}/card`, never shown to clients.
+ */
+export type WecomReceipt = Pick<SendResponse, 'msgid' | (typeof RECEIPT_LISTS)[number] | 'response_code'>;
 
-/** The receipt of a send answer: the msgid, and only the lists that name someone. */
+/** The receipt of a send answer: the msgid, the lists that name someone, and a card's response_code. */
 export function receiptOf(response: SendResponse): WecomReceipt {
   const receipt: WecomReceipt = { msgid: response.msgid };
   for (const list of RECEIPT_LISTS) if (response[list]) receipt[list] = response[list];
+  if (response.response_code) receipt.response_code = response.response_code;
   return receipt;
 }
+
+/**
+ * How the webhooks of a message ended, kept beside its status (never instead of it): `delivered` (2xx), `gone`
+ * (the receiver answered 410), `refused` (the SSRF guard or a missing secret stopped it) or `dead` (retries ran out,
+ * the job is in the notify DLQ). `dead` stays once set: a later delivery does not hide a lost webhook.
+ */
+export const WEBHOOK_STATUS = {
+  delivered: 'delivered',
+  gone: 'gone',
+  refused: 'refused',
+  dead: 'dead',
+} as const;
+export type WebhookStatus = (typeof WEBHOOK_STATUS)[keyof typeof WEBHOOK_STATUS];
+
+/** The key a template card's task_id is found by (unique per app in WeCom): `<app>#<task_id>`. */
+export const taskKeyOf = (app: string, taskId: string): string => `${app}#${taskId}`;
 
 export interface MessageError {
   code: string;
@@ -111,6 +131,14 @@ export interface MessageRecord {
   claimedGeneration?: number;
   /** See RecordOrigin. */
   duplicateCheckSeconds?: number;
+  /** `<app>#<task_id>` of a template card ({@link taskKeyOf}): how a card callback finds the message. */
+  taskKey?: string;
+  /** The newest response_code a card callback brought, not yet spent (single use, valid 72 h). */
+  cardCode?: { code: string; at: string };
+  /** The send answer's `wecom.response_code` has been spent on a card update. */
+  sendCodeSpent?: true;
+  /** How its webhooks ended (see {@link WEBHOOK_STATUS}); absent while none has ended. */
+  webhookStatus?: WebhookStatus;
   /** Epoch seconds; DynamoDB TTL. */
   expiresAt: number;
 }
@@ -146,6 +174,7 @@ export interface FirstDelivery {
  * @example await messages.create(newRecord({ id, app: req.app, priority: req.priority, request: req, apiKey, createdAt, expiresAt }));
  */
 export function newRecord(o: RecordOrigin): MessageRecord {
+  const taskId = cardTaskId(o.request);
   return {
     id: o.id,
     app: o.app,
@@ -160,6 +189,7 @@ export function newRecord(o: RecordOrigin): MessageRecord {
     request: o.request,
     events: [{ at: o.createdAt, type: 'queued' }],
     generation: 0,
+    ...(taskId !== undefined ? { taskKey: taskKeyOf(o.app, taskId) } : {}),
     expiresAt: o.expiresAt,
     ...(o.duplicateCheckSeconds !== undefined ? { duplicateCheckSeconds: o.duplicateCheckSeconds } : {}),
   };

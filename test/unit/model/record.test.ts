@@ -71,10 +71,11 @@ describe('withFirstDelivery', () => {
 });
 
 describe('receiptOf', () => {
-  it('keeps the msgid and only the lists that name someone', () => {
+  it("keeps the msgid, only the lists that name someone, and a card's response_code (for card updates)", () => {
     expect(
       receiptOf({ msgid: 'M', invaliduser: 'a|b', invalidparty: '', invalidtag: '', response_code: 'rc' }),
-    ).toEqual({ msgid: 'M', invaliduser: 'a|b' });
+    ).toEqual({ msgid: 'M', invaliduser: 'a|b', response_code: 'rc' });
+    expect(receiptOf({ msgid: 'M', response_code: '' })).toEqual({ msgid: 'M' });
   });
 });
 
