@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Cards, type Click, type ClickRequest } from './cards.js';
 import { answerContacts, type ContactsApi } from './contacts.js';
 import { ALL_MEMBERS_INBOX, Directory, type Resolution } from './directory.js';
 import { DuplicateCheck, type SuppressedDuplicate } from './duplicates.js';
@@ -23,6 +24,7 @@ import type {
 import {
   duplicateCheckInterval,
   isRejection,
+  missingTaskId,
   parseAgentId,
   parseRecipients,
   validateMessage,
@@ -48,7 +50,7 @@ export const PERSON_TIMES_PER_SEAT_PER_DAY = 200;
 export const RECALL_WINDOW_MS = 24 * 3_600_000;
 const SENT_RETENTION_MS = 2 * RECALL_WINDOW_MS;
 
-export type ApiName = 'send' | 'recall' | ContactsApi;
+export type ApiName = 'send' | 'recall' | 'updateCard' | ContactsApi;
 
 interface AppState {
   app: SimApp;
@@ -70,6 +72,7 @@ function emptyCounters(): Counters {
     sendCalls: 0,
     recallCalls: 0,
     contactsCalls: 0,
+    cardUpdateCalls: 0,
     delivered: 0,
     dropped: 0,
     rateLimited: 0,
@@ -92,6 +95,7 @@ export class Corp {
   readonly #duplicates: DuplicateCheck;
   readonly #ipBans: IpBans;
   readonly #inboxes: Inboxes;
+  readonly #cards = new Cards();
   #counters = emptyCounters();
   #sent = new Map<string, SentRecord>();
   #msgSeq = 0;
@@ -154,6 +158,7 @@ export class Corp {
     if (path === 'gettoken') this.#counters.gettokenCalls++;
     else if (path === 'send') this.#counters.sendCalls++;
     else if (path === 'recall') this.#counters.recallCalls++;
+    else if (path === 'updateCard') this.#counters.cardUpdateCalls++;
     else this.#counters.contactsCalls++;
     this.#counters.callsByIp[ip] = (this.#counters.callsByIp[ip] ?? 0) + 1;
   }
@@ -216,7 +221,7 @@ export class Corp {
     const agentId = parseAgentId(body.agentid);
     if (agentId === undefined) return answer(ERRCODE.invalidAgentId);
     if (agentId !== app.app.agentId) return answer(ERRCODE.noPrivilegeForApp);
-    const invalidMessage = validateMessage(body);
+    const invalidMessage = validateMessage(body) ?? missingTaskId(body);
     if (invalidMessage !== undefined) return answer(invalidMessage.errcode, invalidMessage.detail);
     const recipients = parseRecipients(body);
     if (isRejection(recipients)) return answer(recipients.errcode, recipients.detail);
@@ -241,13 +246,46 @@ export class Corp {
     if (refused !== undefined) return answer(ERRCODE.apiFreqOutOfLimit, refused.detail);
 
     const msgid = this.#newMsgId();
-    const entries = this.#deliver(app, msgid, body, resolved, now);
+    const delivered = this.#deliver(app, msgid, body, resolved, now);
+    const entries = [...delivered.values()];
     this.#rememberSent(msgid, { app, at: now, entries });
     this.#duplicates.remember(check, msgid, now);
 
     const extra: Record<string, unknown> = { ...resolved.report, msgid };
-    if (wantsResponseCode(body)) extra.response_code = randomBytes(24).toString('base64url');
+    if (body.msgtype === 'template_card') {
+      const card = body.template_card as Record<string, unknown>;
+      const sent = {
+        msgid,
+        appKey: app.key,
+        corpId: app.app.corpId,
+        agentId,
+        ...(typeof card.task_id === 'string' ? { taskId: card.task_id } : {}),
+        card,
+        entries: delivered,
+      };
+      this.#cards.remember(sent);
+      if (wantsResponseCode(body)) extra.response_code = this.#cards.issueCode(sent, now);
+    }
     return answer(ERRCODE.ok, undefined, extra);
+  }
+
+  /** `message/update_template_card` (cards.ts). */
+  updateTemplateCard(token: string | null, rawBody: string): ApiAnswer {
+    const now = this.now();
+    const auth = this.#admit(token, 'updateCard', now);
+    if ('answer' in auth) return auth.answer;
+    const body = parseJsonObject(rawBody);
+    if (body === undefined) return answer(ERRCODE.dataFormatError);
+    const agentId = parseAgentId(body.agentid);
+    if (agentId === undefined) return answer(ERRCODE.invalidAgentId);
+    if (agentId !== auth.app.app.agentId) return answer(ERRCODE.noPrivilegeForApp);
+    const ttlMs = this.#readings.responseCodeTtlHours * 3_600_000;
+    return this.#cards.update(auth.app.key, body, now, ttlMs);
+  }
+
+  /** A member presses a button of a delivered card: the event WeCom would post, with a fresh response_code. */
+  click(req: ClickRequest): Click {
+    return this.#cards.click(req, this.now());
   }
 
   /**
@@ -260,9 +298,9 @@ export class Corp {
     body: Record<string, unknown>,
     resolved: Resolution,
     now: number,
-  ): ReceivedMessage[] {
+  ): Map<string, ReceivedMessage> {
     const msgtype = String(body.msgtype);
-    const entries: ReceivedMessage[] = [];
+    const entries = new Map<string, ReceivedMessage>();
     const agentId = app.app.agentId;
     for (const user of resolved.members) {
       const reason =
@@ -282,7 +320,7 @@ export class Corp {
         recalled: false,
       };
       this.#inboxes.put(user, entry);
-      entries.push(entry);
+      entries.set(user.toLowerCase(), entry);
       this.#counters.delivered++;
     }
     return entries;
@@ -359,6 +397,7 @@ export class Corp {
     this.#inboxes.clear();
     this.#sent = new Map();
     this.#duplicates.clear();
+    this.#cards.clear();
   }
 }
 

@@ -21,6 +21,8 @@ export const ERRCODE = {
   missingSecret: 41004,
   missingAgentId: 41011,
   accessTokenExpired: 42001,
+  /** 更新的消息的应用与发送消息的应用不匹配 (update_template_card). */
+  cardAppMismatch: 42015,
   /** Recall of a message older than 24 h (SPEC §5). */
   recallTooLate: 42052,
   emptyContent: 44004,
@@ -28,6 +30,8 @@ export const ERRCODE = {
   /** 图文消息的文章数量不符合系统限制: news/mpnews must have 1–8 articles. */
   articleCountOutOfLimit: 45008,
   apiFreqOutOfLimit: 45009,
+  /** 参数为空: a required field is missing. */
+  emptyParameter: 40063,
   dataFormatError: 47001,
   /** API接口无权限调用: e.g. user/list_id, which "仅支持通过通讯录同步secret调用". */
   apiForbidden: 48002,
@@ -35,7 +39,11 @@ export const ERRCODE = {
   departmentNotFound: 60003,
   /** 指定的成员/部门/标签参数无权限: outside the app's visible range (可见范围). */
   noContactPrivilege: 60011,
+  /** 无效的response_code: unknown, used already, or expired (update_template_card). */
+  invalidResponseCode: 60140,
   allRecipientsInvalid: 81013,
+  /** 指定的更新对象不在多人消息内 (update_template_card). */
+  notInMessage: 82102,
   /** 无权限操作指定的应用: the body's agentid is not the app the access_token was issued for. */
   noPrivilegeForApp: 301002,
 } as const;
@@ -57,16 +65,20 @@ const ERRMSG: Record<number, string> = {
   41004: 'corpsecret missing',
   41011: 'agentid missing',
   42001: 'access_token expired',
+  42015: 'the app updating the card is not the app that sent it',
   42052: 'message recall time out',
   44004: 'empty content',
   45002: 'content size out of limit',
   45008: 'article count out of limit',
   45009: 'api freq out of limit',
+  40063: 'some parameters are empty',
   47001: 'data format error',
   48002: 'api forbidden',
   60003: 'department not found',
   60011: 'no privilege to access/modify contact/party/agent',
+  60140: 'invalid response_code',
   81013: 'user & party & tag all invalid',
+  82102: 'update target not in the message',
   301002: 'api forbidden for this agentid',
 };
 

@@ -1,7 +1,8 @@
 /**
  * WeCom server-API simulator for the local stack, integration tests and the benchmark.
  *
- * API: GET /cgi-bin/gettoken, POST /cgi-bin/message/send, POST /cgi-bin/message/recall; contacts reads
+ * API: GET /cgi-bin/gettoken, POST /cgi-bin/message/send, POST /cgi-bin/message/recall,
+ * POST /cgi-bin/message/update_template_card (cards.ts); contacts reads
  * GET /cgi-bin/agent/get, /cgi-bin/department/simplelist, /cgi-bin/user/simplelist, /cgi-bin/tag/get and
  * POST /cgi-bin/user/list_id (contacts.ts).
  * Inspection (JSON): GET /__sim/stats, /__sim/inbox/:userId, /__sim/drops, /__sim/duplicates, /__sim/requests,
@@ -9,10 +10,14 @@
  * POST /__sim/reset, /__sim/faults {rate?:{kind,rate,path?}, script?:{kinds,path?,times?}, clear?:true},
  * /__sim/latency {ms}, /__sim/invalidate-tokens, /__sim/readings {preset?, ...fields},
  * /__sim/directory {SimDirectory}, /__sim/clock {offsetMs} | {advanceMs}.
+ * Playing a member (user.ts): POST /__sim/click {userid, task_id | msgid, key?, menu?, selected_items?} presses a
+ * button of a delivered card, POST /__sim/reply {userid, content, agentid?} sends the app a text — each posted to
+ * the app's callback URL encrypted and signed as WeCom does, retried as WeCom retries.
  *
  * Ambiguous WeCom rules are played under readings (readings.ts): `DEFAULT_READINGS` unless options say otherwise.
  */
 export { buildCallbackRequest } from './callback.js';
+export { ClickError } from './cards.js';
 export {
   ALL_MEMBERS_INBOX,
   DEFAULT_LIMITS,
@@ -38,6 +43,7 @@ export {
 } from './readings.js';
 export { startWecomSimulator } from './server.js';
 export type {
+  CallbackTarget,
   DroppedMessage,
   DropReason,
   FaultControl,

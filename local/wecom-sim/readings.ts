@@ -44,6 +44,11 @@ export interface SimReadings {
    * this is a guess; 0 turns the ban off.
    */
   ipBanAfter: number;
+  /**
+   * How long a card's response_code stays good for `update_template_card`: 更新模版卡片消息 (path/94945, 2025)
+   * says 72 hours, the 2021 copy of 发送应用消息 says 24. Single use either way.
+   */
+  responseCodeTtlHours: number;
 }
 
 export type ReadingPreset = 'lenient' | 'strict';
@@ -56,6 +61,7 @@ export const LENIENT_READINGS: Readonly<SimReadings> = Object.freeze({
   dayLimit: 'refuse',
   partyReach: 'direct',
   ipBanAfter: 0,
+  responseCodeTtlHours: 72,
 });
 
 /** The harder reading of every rule. */
@@ -66,6 +72,7 @@ export const STRICT_READINGS: Readonly<SimReadings> = Object.freeze({
   dayLimit: 'block',
   partyReach: 'subtree',
   ipBanAfter: 10,
+  responseCodeTtlHours: 24,
 });
 
 export const READING_PRESETS: Readonly<Record<ReadingPreset, Readonly<SimReadings>>> = Object.freeze({
@@ -108,6 +115,13 @@ function checkField(key: string, value: unknown): void {
   if (key === 'windowOffsetMs') {
     if (typeof value !== 'number' || !Number.isFinite(value))
       throw new InvalidReadingsError('windowOffsetMs must be a finite number', { windowOffsetMs: value });
+    return;
+  }
+  if (key === 'responseCodeTtlHours') {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+      throw new InvalidReadingsError('responseCodeTtlHours must be a number > 0', {
+        responseCodeTtlHours: value,
+      });
     return;
   }
   if (key === 'ipBanAfter') {

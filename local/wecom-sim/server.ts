@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sendCallback } from './callback.js';
+import type { ClickRequest } from './cards.js';
 import { CONTACTS_ROUTES, type ContactsApi } from './contacts.js';
 import { type ApiAnswer, Corp, parseJsonObject } from './corp.js';
 import { parseDirectory } from './directory.js';
@@ -11,6 +12,7 @@ import { InspectionRequestError, SimulatorError } from './errors.js';
 import { Faults, parseFaultKind, parseFaultPath } from './faults.js';
 import { RequestLog } from './request-log.js';
 import type { FaultKind, FaultPath, SimulatorOptions, WecomSimulator } from './types.js';
+import { CallbackTargets, clickXml, postEvent, replyXml } from './user.js';
 
 const DEFAULT_LATENCY_MS = 20;
 const REQUEST_LOG_CAPACITY = 10_000;
@@ -28,6 +30,7 @@ const API_ROUTES: Record<string, ApiRoute> = {
   '/cgi-bin/gettoken': { path: 'gettoken' },
   '/cgi-bin/message/send': { path: 'send' },
   '/cgi-bin/message/recall': { path: 'recall' },
+  '/cgi-bin/message/update_template_card': { path: 'updateCard' },
   ...Object.fromEntries(
     Object.entries(CONTACTS_ROUTES).map(([url, api]) => [
       url,
@@ -87,6 +90,26 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
   const corp = new Corp(opts);
   const faults = new Faults(opts.random ?? Math.random);
   const log = new RequestLog(REQUEST_LOG_CAPACITY);
+  const callbackTargets = new CallbackTargets();
+
+  const click = async (req: ClickRequest) => {
+    const c = corp.click(req);
+    const target = callbackTargets.of(c.card.corpId, c.card.agentId);
+    const delivery = await postEvent(target, clickXml(c, corp.now()), corp.now());
+    return {
+      status: delivery.status,
+      attempts: delivery.attempts,
+      responseCode: c.responseCode,
+      eventKey: c.key,
+      taskId: c.card.taskId ?? '',
+    };
+  };
+  const reply = async (req: { userId: string; content: string; agentId?: number; corpId?: string }) => {
+    const target = callbackTargets.of(req.corpId, req.agentId);
+    const { xml, msgId } = replyXml(target, req.userId, req.content, corp.now());
+    const delivery = await postEvent(target, xml, corp.now());
+    return { status: delivery.status, attempts: delivery.attempts, msgId };
+  };
   const held = new Set<{ timer: NodeJS.Timeout; res: ServerResponse }>();
   let latencyMs = opts.latencyMs ?? DEFAULT_LATENCY_MS;
   let stopped = false;
@@ -118,6 +141,7 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     if (route.path === 'gettoken') return corp.gettoken(query.get('corpid'), query.get('corpsecret'), ip);
     if (route.path === 'send') return corp.send(query.get('access_token'), body);
     if (route.contacts !== undefined) return corp.contacts(route.contacts, query.get('access_token'), query);
+    if (route.path === 'updateCard') return corp.updateTemplateCard(query.get('access_token'), body);
     return corp.recall(query.get('access_token'), body);
   };
 
@@ -189,6 +213,8 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
       const raw = await readBody(req);
       const body = raw.trim() === '' ? {} : parseJsonObject(raw);
       if (body === undefined) throw new InspectionRequestError('body must be a JSON object');
+      if (route === 'click') return writeJson(res, 200, await click(parseClick(body)));
+      if (route === 'reply') return writeJson(res, 200, await reply(parseReply(body)));
       const answer = postInspection(route, body);
       if (answer !== undefined) return writeJson(res, 200, answer);
     }
@@ -341,6 +367,56 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
       corp.setClockOffset(ms);
     },
     sendCallback: (args) => sendCallback(args, corp.now()),
+    setCallbackTargets: (targets) => callbackTargets.set(targets),
+    click,
+    reply,
   };
   return simulator;
+}
+
+const optionalString = (body: Record<string, unknown>, name: string): string | undefined => {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw new InspectionRequestError(`${name} must be a string`);
+  return value;
+};
+
+/** `POST /__sim/click {userid, task_id | msgid, key?, menu?, selected_items?: {question_key: [option_id]}}`. */
+function parseClick(body: Record<string, unknown>): ClickRequest {
+  const userId = optionalString(body, 'userid');
+  if (!userId) throw new InspectionRequestError('userid is required');
+  const taskId = optionalString(body, 'task_id');
+  const msgid = optionalString(body, 'msgid');
+  if (!taskId && !msgid) throw new InspectionRequestError('give task_id or msgid of the card');
+  const key = optionalString(body, 'key');
+  const selected = body.selected_items;
+  if (
+    selected !== undefined &&
+    (typeof selected !== 'object' ||
+      selected === null ||
+      !Object.values(selected).every(
+        (ids) => Array.isArray(ids) && ids.every((id) => typeof id === 'string'),
+      ))
+  ) {
+    throw new InspectionRequestError('selected_items must map question keys to arrays of option ids');
+  }
+  return {
+    userId,
+    ...(taskId ? { taskId } : {}),
+    ...(msgid ? { msgid } : {}),
+    ...(key ? { key } : {}),
+    ...(body.menu === true ? { menu: true } : {}),
+    ...(selected ? { selected: selected as Record<string, string[]> } : {}),
+  };
+}
+
+/** `POST /__sim/reply {userid, content, agentid?}`. */
+function parseReply(body: Record<string, unknown>): { userId: string; content: string; agentId?: number } {
+  const userId = optionalString(body, 'userid');
+  const content = optionalString(body, 'content');
+  if (!userId || !content) throw new InspectionRequestError('userid and content are required');
+  const agentId = body.agentid;
+  if (agentId !== undefined && !Number.isInteger(agentId))
+    throw new InspectionRequestError('agentid must be an integer');
+  return { userId, content, ...(typeof agentId === 'number' ? { agentId } : {}) };
 }

@@ -104,7 +104,7 @@ export type FaultKind =
   | 'reset'
   | 'resetAfterDelivery';
 /** `contacts`: the contacts reads (agent/get, department/simplelist, user/simplelist, tag/get, user/list_id). */
-export type FaultPath = 'send' | 'gettoken' | 'recall' | 'contacts';
+export type FaultPath = 'send' | 'gettoken' | 'recall' | 'contacts' | 'updateCard';
 
 export interface FaultControl {
   /** Random faults of that kind at that rate (0..1) on the path (default 'send'); rate 0 removes it. */
@@ -123,6 +123,8 @@ export interface SimStats {
   recallCalls: number;
   /** Calls of the contacts reads (agent/get, department/simplelist, user/simplelist, tag/get, user/list_id). */
   contactsCalls: number;
+  /** Calls of message/update_template_card. */
+  cardUpdateCalls: number;
   /** Person-times that reached an inbox. */
   delivered: number;
   /** Silent per-member drops (WeCom answered errcode 0 but the member never saw the message). */
@@ -151,6 +153,8 @@ export interface ReceivedMessage {
   payload: unknown;
   receivedAt: number;
   recalled: boolean;
+  /** Template cards: what `update_template_card` changed, in order (a button's new text, or a whole new card). */
+  updates?: ({ at: number; replaceName: string } | { at: number; card: unknown })[];
 }
 
 export type DropReason = 'member_minute' | 'member_hour';
@@ -189,6 +193,15 @@ export interface SendCallbackArgs {
   agentId?: number;
 }
 
+/** Where WeCom posts an app's callbacks, and the app's callback settings (应用管理 › 接收消息 › API接收). */
+export interface CallbackTarget {
+  corpId: string;
+  agentId: number;
+  token: string;
+  encodingAESKey: string;
+  url: string;
+}
+
 export interface WecomSimulator {
   /** e.g. `http://127.0.0.1:54321`, no trailing slash: the value for WECOM_API_BASE. */
   readonly url: string;
@@ -211,5 +224,26 @@ export interface WecomSimulator {
   setDirectory(directory: SimDirectory): void;
   /** Moves WeCom's clock: `clock() + ms` from now on (e.g. to reach the end of WeCom's day in a test). */
   setClockOffset(ms: number): void;
-  sendCallback(args: SendCallbackArgs): Promise<{ status: number; body: string }>;
+  sendCallback(args: SendCallbackArgs): Promise<{ status: number; body: string; attempts: number }>;
+  /** Where each app's callbacks go (the local stack sets its callback URLs once its API listens). */
+  setCallbackTargets(targets: CallbackTarget[]): void;
+  /**
+   * A member presses a button (or an action_menu entry) of a card they received: WeCom's card event, with a fresh
+   * response_code, posted to the app's callback URL (`POST /__sim/click`).
+   */
+  click(req: {
+    userId: string;
+    taskId?: string;
+    msgid?: string;
+    key?: string;
+    menu?: boolean;
+    selected?: Record<string, string[]>;
+  }): Promise<{ status: number; attempts: number; responseCode: string; eventKey: string; taskId: string }>;
+  /** A member sends a text to the app (`POST /__sim/reply`). */
+  reply(req: {
+    userId: string;
+    content: string;
+    agentId?: number;
+    corpId?: string;
+  }): Promise<{ status: number; attempts: number; msgId: string }>;
 }

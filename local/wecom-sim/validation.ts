@@ -190,6 +190,19 @@ export function wantsResponseCode(body: Record<string, unknown>): boolean {
   );
 }
 
+/**
+ * Interaction cards and cards with an action_menu must carry a task_id ("任务id … 交互型卡片必填", "填了action_menu
+ * 字段的话本字段必填"); errcode assumed (参数为空).
+ */
+export function missingTaskId(body: Record<string, unknown>): Rejection | undefined {
+  const card = body.template_card;
+  if (body.msgtype !== 'template_card' || !isObject(card)) return undefined;
+  const callsBack =
+    CARD_TYPES_WITH_RESPONSE_CODE.has(String(card.card_type)) || card.action_menu !== undefined;
+  if (!callsBack || (typeof card.task_id === 'string' && card.task_id !== '')) return undefined;
+  return { errcode: ERRCODE.emptyParameter, detail: 'template_card.task_id missing' };
+}
+
 /** Returns the interval in seconds, or a rejection when it is out of WeCom's range. */
 export function duplicateCheckInterval(body: Record<string, unknown>): number | Rejection {
   const v = body.duplicate_check_interval;

@@ -47,7 +47,7 @@ export async function gettoken(sim: WecomSimulator, corpid: string, corpsecret: 
 
 export async function postApi(
   sim: WecomSimulator,
-  api: 'send' | 'recall',
+  api: 'send' | 'recall' | 'update_template_card',
   token: string | undefined,
   body: unknown,
 ): Promise<SimAnswer> {

@@ -86,7 +86,7 @@ describe('WeCom simulator › callbacks', () => {
       nonce: '1372623149',
     });
 
-    expect(result).toEqual({ status: 200, body: 'success' });
+    expect(result).toEqual({ status: 200, body: 'success', attempts: 1 });
     const [req] = received;
     expect(req?.query.get('timestamp')).toBe('1409659813');
     expect(req?.query.get('nonce')).toBe('1372623149');

@@ -29,7 +29,14 @@ describe('WeCom simulator › readings', () => {
     );
 
     // The offset only matters for fixed windows; every other reading differs.
-    expect(changed.sort()).toEqual(['dayLimit', 'duplicateCheck', 'ipBanAfter', 'partyReach', 'windows']);
+    expect(changed.sort()).toEqual([
+      'dayLimit',
+      'duplicateCheck',
+      'ipBanAfter',
+      'partyReach',
+      'responseCodeTtlHours',
+      'windows',
+    ]);
     expect(STRICT_READINGS).toMatchObject({
       windows: 'rolling',
       duplicateCheck: 'strict',

@@ -123,12 +123,25 @@ describe('WeCom simulator › message/send validation', () => {
     const base = textMessage({ msgtype: 'template_card' });
     const interactive = await send(sim, token, {
       ...base,
-      template_card: { card_type: 'button_interaction' },
+      template_card: { card_type: 'button_interaction', task_id: 't1' },
     });
     const plain = await send(sim, token, { ...base, template_card: { card_type: 'text_notice' } });
 
     expect(typeof interactive.response_code).toBe('string');
     expect(plain).not.toHaveProperty('response_code');
+  });
+
+  it('answers 40063 for a card that calls back but has no task_id (interaction, or action_menu)', async () => {
+    const base = textMessage({ msgtype: 'template_card' });
+    const menu = { desc: 'more', action_list: [{ text: 'mute', key: 'mute' }] };
+
+    const interactive = await send(sim, token, { ...base, template_card: { card_type: 'vote_interaction' } });
+    const withMenu = await send(sim, token, {
+      ...base,
+      template_card: { card_type: 'text_notice', action_menu: menu },
+    });
+
+    expect([interactive.errcode, withMenu.errcode]).toEqual([40063, 40063]);
   });
 
   it('accepts 1000 users in touser and rejects 1001', async () => {
