@@ -1,6 +1,12 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { FUNCTION_ACCESS, type QueueId, STACK_OUTPUTS, senderEventSources } from '#lib/resources/index.js';
+import {
+  FUNCTION_ACCESS,
+  NOTIFY_EVENT_SOURCE,
+  type QueueId,
+  STACK_OUTPUTS,
+  senderEventSources,
+} from '#lib/resources/index.js';
 import {
   ConfigSecret,
   FixedEgress,
@@ -38,6 +44,8 @@ export function assertEventSourcesFit(
 export class GatewayStack extends Stack {
   readonly ingest: GatewayFunction;
   readonly sender: GatewayFunction;
+  readonly callback: GatewayFunction;
+  readonly notify: GatewayFunction;
 
   constructor(scope: Construct, id: string, props: GatewayStackProps) {
     super(scope, id, props);
@@ -80,6 +88,7 @@ export class GatewayStack extends Stack {
     this.ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', ...common })
       .useTable(table, FUNCTION_ACCESS.ingest.table)
       .useLanes(queues.lanes, FUNCTION_ACCESS.ingest.lanes)
+      .useNotifyQueues(queues, FUNCTION_ACCESS.ingest.notify)
       .useConfigSecret(config.secret);
 
     const sources = senderEventSources(ctx.senderConcurrency);
@@ -95,6 +104,7 @@ export class GatewayStack extends Stack {
       .useTable(table, FUNCTION_ACCESS.sender.table)
       // Deferrals re-enqueue a fresh copy (SendMessage); retries back off via ChangeMessageVisibility.
       .useLanes(queues.lanes, FUNCTION_ACCESS.sender.lanes)
+      .useNotifyQueues(queues, FUNCTION_ACCESS.sender.notify)
       .useConfigSecret(config.secret);
     for (const source of sources) {
       this.sender.consume(queues.lanes[source.queueId], {
@@ -106,8 +116,30 @@ export class GatewayStack extends Stack {
       });
     }
 
+    // WeCom's callbacks: verified, stored, and a wecom.event webhook queued for card events (SPEC §2).
+    this.callback = new GatewayFunction(this, 'Callback', { id: 'callback', ...common })
+      .useTable(table, FUNCTION_ACCESS.callback.table, FUNCTION_ACCESS.callback.taskIndex)
+      .useNotifyQueues(queues, FUNCTION_ACCESS.callback.notify)
+      .useConfigSecret(config.secret);
+
+    // Signed webhooks to the businesses. Outside the VPC: it must reach the internet, not WeCom's trusted IP.
+    this.notify = new GatewayFunction(this, 'Notify', { id: 'notify', ...common })
+      .useTable(table, FUNCTION_ACCESS.notify.table)
+      // Retries back off via ChangeMessageVisibility; a job whose ≥ 24 h of retries ran out goes to the DLQ.
+      .useNotifyQueues(queues, FUNCTION_ACCESS.notify.notify, FUNCTION_ACCESS.notify.notifyDlq)
+      .useConfigSecret(config.secret);
+    // It never sends to its own queue (retries change visibility; exhausted jobs go to the DLQ), so no
+    // recursive-loop setting is needed (GatewayFunction.consume checks).
+    this.notify.consume(queues.notify, {
+      batchSize: NOTIFY_EVENT_SOURCE.batchSize,
+      maxBatchingWindow: Duration.seconds(NOTIFY_EVENT_SOURCE.maxBatchingWindowSeconds),
+      maxConcurrency: NOTIFY_EVENT_SOURCE.maxConcurrency,
+      reportBatchItemFailures: true,
+    });
+
     const gatewayApi = new GatewayApi(this, 'Api', {
       ingest: this.ingest.fn,
+      callback: this.callback.fn,
       throttle: { burstLimit: ctx.apiBurstLimit, rateLimit: ctx.apiRateLimit },
       inboundThrottle: { burstLimit: ctx.hookBurstLimit, rateLimit: ctx.hookRateLimit },
       dedicatedHooks: ctx.hookRoutes,
@@ -121,6 +153,10 @@ export class GatewayStack extends Stack {
       deadLetterQueues: queues.deadLetterQueues,
       sender: this.sender.fn,
       ingest: this.ingest.fn,
+      callback: this.callback.fn,
+      notify: this.notify.fn,
+      notifyQueue: queues.notify,
+      notifyDeadLetter: queues.notifyDeadLetter,
       api: gatewayApi.api,
       ...(ctx.alarmEmail !== undefined && { alarmEmail: ctx.alarmEmail }),
     });

@@ -22,4 +22,12 @@ export const METRIC_NAMES = {
   configError: 'ConfigError',
   /** A function could not re-read the config, or found it invalid, and kept the last good one. */
   configReloadFailed: 'ConfigReloadFailed',
+  callbacksStored: 'CallbacksStored',
+  callbacksRejected: 'CallbacksRejected',
+  webhooksDelivered: 'WebhooksDelivered',
+  webhookRetries: 'WebhookRetries',
+  /** Webhooks whose retries ran out (the notify DLQ): the business missed a status or an event. */
+  webhooksDead: 'WebhooksDead',
+  /** A status webhook could not be queued (SQS down at that moment): the business will not hear of it. */
+  webhookEnqueueFailed: 'WebhookEnqueueFailed',
 } as const satisfies Record<string, MetricName>;

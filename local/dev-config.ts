@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type GatewayConfig, QUOTA_DEFAULTS } from '#lib/config/index.js';
+import { WEBHOOK_EVENT_TYPES } from '#lib/webhooks/payloads.js';
+import { generateWebhookSecret } from '#lib/webhooks/signature.js';
 import { DEV_CONFIG_FILE, DEV_KEY_FILE } from './local-dir.js';
 
 /** A generated API key: the plaintext (printed once to the developer) and the config holding only its hash. */
@@ -24,6 +26,13 @@ export function devConfig(key: DevKey): GatewayConfig {
         agentId: 1000002,
         secret: randomBytes(24).toString('base64url'),
         quota: { ...QUOTA_DEFAULTS },
+        // What WeCom's admin console would show under 接收消息 › API接收: the simulator signs with these.
+        callback: {
+          token: randomBytes(12).toString('base64url'),
+          // 43 base64 characters: 32 random bytes without the padding "=".
+          encodingAESKey: randomBytes(32).toString('base64').replace(/=+$/, ''),
+        },
+        webhook: { secrets: [generateWebhookSecret()], allowedPorts: [], events: [...WEBHOOK_EVENT_TYPES] },
       },
     },
     apiKeys: [

@@ -20,7 +20,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { type EventSourceDefinition, FUNCTIONS } from '#lib/resources/index.js';
+import { type EventSourceDefinition, FUNCTIONS, NOTIFY_EVENT_SOURCE } from '#lib/resources/index.js';
 import { DeleteFailedError, InvalidBatchResponseError, withFunctionTimeout } from '#local/errors.js';
 import { buildLambdaContext, buildSqsEvent } from '#local/events/index.js';
 import type { ProvisionedResources } from './provision.js';
@@ -296,6 +296,30 @@ export function senderPollerOptions(
     functionTimeoutSeconds: FUNCTIONS.sender.timeoutSeconds,
     functionName: 'sender',
     functionMemoryMb: FUNCTIONS.sender.memoryMb,
+    handler,
+    onError,
+  };
+}
+
+/** Poller options for the notify queue (lib/resources `NOTIFY_EVENT_SOURCE`), as its event source mapping runs. */
+export function notifyPollerOptions(
+  resources: Pick<ProvisionedResources, 'queueUrls' | 'queueArns'>,
+  sqs: SQSClient,
+  handler: SqsHandler,
+  onError: (err: unknown) => void = () => undefined,
+): PollerOptions {
+  const source = NOTIFY_EVENT_SOURCE;
+  return {
+    sqs,
+    queueUrl: resources.queueUrls[source.queueId],
+    queueArn: resources.queueArns[source.queueId],
+    region: LOCAL_REGION,
+    batchSize: source.batchSize,
+    maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
+    maxConcurrency: source.maxConcurrency,
+    functionTimeoutSeconds: FUNCTIONS.notify.timeoutSeconds,
+    functionName: 'notify',
+    functionMemoryMb: FUNCTIONS.notify.memoryMb,
     handler,
     onError,
   };

@@ -10,6 +10,8 @@ import {
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
   type DynamoDBClient,
+  type GlobalSecondaryIndex,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
@@ -52,30 +54,64 @@ export async function provision(clients: ProvisionClients): Promise<ProvisionedR
   return { tableName, queueUrls, queueArns, ttlEnabled };
 }
 
+const ATTRIBUTES = [
+  { AttributeName: TABLE.partitionKey, AttributeType: 'S' as const },
+  { AttributeName: TABLE.sortKey, AttributeType: 'S' as const },
+  { AttributeName: TABLE.taskIndex.partitionKey, AttributeType: 'S' as const },
+  { AttributeName: TABLE.taskIndex.sortKey, AttributeType: 'S' as const },
+];
+
+/** The card index (lib/resources `TABLE.taskIndex`), keys only, as the CDK table defines it. */
+const TASK_INDEX: GlobalSecondaryIndex = {
+  IndexName: TABLE.taskIndex.name,
+  KeySchema: [
+    { AttributeName: TABLE.taskIndex.partitionKey, KeyType: 'HASH' },
+    { AttributeName: TABLE.taskIndex.sortKey, KeyType: 'RANGE' },
+  ],
+  Projection: { ProjectionType: 'KEYS_ONLY' },
+};
+
 async function ensureTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
   try {
     await dynamo.send(
       new CreateTableCommand({
         TableName: tableName,
-        AttributeDefinitions: [
-          { AttributeName: TABLE.partitionKey, AttributeType: 'S' },
-          { AttributeName: TABLE.sortKey, AttributeType: 'S' },
-        ],
+        AttributeDefinitions: ATTRIBUTES,
         KeySchema: [
           { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
           { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
         ],
+        GlobalSecondaryIndexes: [TASK_INDEX],
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );
   } catch (err) {
     if (errorName(err) !== 'ResourceInUseException') throw err;
   }
+  const table = await waitActive(dynamo, tableName);
+  // A table made by an older version (a restartable DynamoDB Local keeps its data) lacks the index: add it.
+  if (!table.GlobalSecondaryIndexes?.some((i) => i.IndexName === TASK_INDEX.IndexName)) {
+    await dynamo.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: ATTRIBUTES,
+        GlobalSecondaryIndexUpdates: [{ Create: TASK_INDEX }],
+      }),
+    );
+    await waitActive(dynamo, tableName);
+  }
+}
+
+/** The table once it and its indexes are ACTIVE. */
+async function waitActive(dynamo: DynamoDBClient, tableName: string) {
   // The SDK's waitUntilTableExists polls every 20 s at first; emulators are ready in milliseconds.
   const deadline = Date.now() + TABLE_ACTIVE_TIMEOUT_MS;
   for (;;) {
     const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') return;
+    const indexesActive = (Table?.GlobalSecondaryIndexes ?? []).every(
+      (i) => i.IndexStatus === undefined || i.IndexStatus === 'ACTIVE',
+    );
+    if (Table?.TableStatus === 'ACTIVE' && indexesActive) return Table;
     if (Date.now() > deadline)
       throw new Error(`table ${tableName} not ACTIVE after ${TABLE_ACTIVE_TIMEOUT_MS} ms`);
     await sleep(25);

@@ -10,7 +10,9 @@ import type {
   SQSBatchResponse,
   SQSEvent,
 } from 'aws-lambda';
+import { wrapCallbackHandler } from '#functions/callback/app.js';
 import { wrapIngestHandler } from '#functions/ingest/app.js';
+import { wrapNotifyHandler } from '#functions/notify/app.js';
 import { wrapSenderHandler } from '#functions/sender/app.js';
 import { type GatewayConfig, type GatewayEnv, loadConfig } from '#lib/config/index.js';
 import {
@@ -22,7 +24,9 @@ import {
 } from '#lib/resources/index.js';
 import {
   type Closable,
+  createCallbackDeps,
   createIngestDeps,
+  createNotifyDeps,
   createSenderDeps,
   type RuntimeOptions,
 } from '#lib/runtime/index.js';
@@ -34,7 +38,7 @@ import {
   startDynamo,
   startSqs,
 } from './emulators.js';
-import { type Poller, senderPollerOptions, startPoller } from './poller.js';
+import { notifyPollerOptions, type Poller, senderPollerOptions, startPoller } from './poller.js';
 import { type ProvisionedResources, provision } from './provision.js';
 import { type RequestCounter, startRequestCounter } from './request-counter.js';
 import { type SimulatorOptions, startWecomSimulator, type WecomSimulator } from './wecom-sim/index.js';
@@ -67,6 +71,8 @@ export interface LocalStackOptions {
   senderConcurrency?: number;
   /** Start the SQS pollers (the sender); tests of ingest alone may leave them off. Default true. */
   startSender?: boolean;
+  /** Start the notify queue's poller (webhooks). Default: as `startSender`. */
+  startNotify?: boolean;
   /** Where the functions' JSON log lines go. Default: dropped (the CLI passes stdout). */
   logWrite?: (line: string) => void;
 }
@@ -168,6 +174,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const env: GatewayEnv = {
       tableName: resources.tableName,
       queueUrls: { high: resources.queueUrls.high, normal: resources.queueUrls.normal },
+      notifyQueueUrl: resources.queueUrls.notify,
+      notifyDlqUrl: resources.queueUrls['notify-dlq'],
       wecomApiBase,
       configFile,
       logLevel: 'info',
@@ -184,9 +192,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
 
     const ingestDeps = await createIngestDeps(runtime);
     cleanups.push(() => ingestDeps.close());
+    const callbackDeps = await createCallbackDeps(runtime);
     const ingest = wrapIngestHandler(ingestDeps);
-    const ingestFn = (event: APIGatewayProxyEventV2, context: Context) =>
-      ingest(event, context) as Promise<APIGatewayProxyResultV2>;
+    const callback = wrapCallbackHandler(callbackDeps);
+    const handlers: Record<(typeof ROUTES)[number]['functionId'], HttpHandler> = {
+      ingest: (event, context) => ingest(event, context) as Promise<APIGatewayProxyResultV2>,
+      callback: (event, context) => callback(event, context) as Promise<APIGatewayProxyResultV2>,
+    };
     const api: ApiServer = await startApiServer({
       host,
       port: opts.port ?? 0,
@@ -196,15 +208,31 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       routes: ROUTES.map((route) => ({
         method: route.method,
         path: route.path,
-        handler: { ingest: ingestFn }[route.functionId],
+        handler: handlers[route.functionId],
         functionName: route.functionId,
       })),
       fallback: {
-        handler: { ingest: ingestFn }[DEFAULT_ROUTE.functionId],
+        handler: handlers[DEFAULT_ROUTE.functionId],
         functionName: DEFAULT_ROUTE.functionId,
       },
     });
     cleanups.push(() => api.close());
+    // The simulator plays WeCom's side of the callbacks: it posts encrypted events to each app's callback URL.
+    simulator?.setCallbackTargets(
+      Object.entries(config.apps).flatMap(([name, app]) =>
+        app.callback
+          ? [
+              {
+                corpId: app.corpId,
+                agentId: app.agentId,
+                token: app.callback.token,
+                encodingAESKey: app.callback.encodingAESKey,
+                url: `${api.url}/v1/wecom/callback/${encodeURIComponent(name)}`,
+              },
+            ]
+          : [],
+      ),
+    );
 
     const pollers: Poller[] = [];
     if (opts.startSender !== false) {
@@ -242,6 +270,24 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         await Promise.all(containers.map((c) => c.close()));
       });
     }
+    if (opts.startNotify ?? opts.startSender !== false) {
+      const notifyDeps = await createNotifyDeps(runtime);
+      const notify = wrapNotifyHandler(notifyDeps);
+      const poller = startPoller(
+        notifyPollerOptions(
+          resources,
+          sqs,
+          (event, context) => notify(event, context) as Promise<SQSBatchResponse>,
+          (err) =>
+            runtime.logWrite?.(JSON.stringify({ level: 'error', message: 'poller', err: String(err) })),
+        ),
+      );
+      pollers.push(poller);
+      cleanups.push(async () => {
+        await poller.stop();
+        await notifyDeps.close();
+      });
+    }
 
     return {
       apiUrl: api.url,
@@ -264,6 +310,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     throw err;
   }
 }
+
+type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
 
 async function writeTempConfig(config: GatewayConfig | undefined): Promise<string> {
   if (!config) throw new Error('startLocalStack needs configFile or config');

@@ -21,12 +21,14 @@ import {
   getMessage,
   type IngestDeps,
   listApps,
+  listEvents,
   recallMessage,
   receiveHook,
   receivePush,
   requireScope,
   submitBatch,
   submitMessage,
+  updateCard,
 } from '#lib/ingest/index.js';
 import { hookNameOf, type Route, routeOf } from '#lib/resources/index.js';
 // Generated from the validator's schemas by `npm run openapi`; a test keeps it current (scripts/openapi.ts).
@@ -67,6 +69,10 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
   listApps: async (deps, _event, apiKey) => json(200, await listApps(deps, apiKey)),
   getApp: async (deps, event, apiKey) =>
     json(200, await getAppState(deps, apiKey, event.pathParameters?.app ?? '')),
+  updateCard: async (deps, event, apiKey) =>
+    json(200, await updateCard(deps, apiKey, event.pathParameters?.id ?? '', event.parsedBody)),
+  listEvents: async (deps, event, apiKey) =>
+    json(200, await listEvents(deps, apiKey, event.queryStringParameters ?? {})),
   health: async () => json(200, { status: 'ok' }),
   unknownRoute: async (_deps, event) => {
     throw new RouteNotFoundError(`${event.requestContext.http.method} ${event.rawPath}`);
@@ -133,6 +139,7 @@ export const createIngestHandler = (
       return (OPERATIONS[route.id] as Operation<typeof route>)(deps, event, undefined);
     }
     const apiKey = event.principal ?? authenticate(event.headers.authorization);
+    // Another function's route (the WeCom callback) never reaches this handler in AWS: API Gateway routes it.
     if (route?.functionId !== 'ingest' || !needsApiKey(route)) {
       throw new RouteNotFoundError(event.routeKey);
     }

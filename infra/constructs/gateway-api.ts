@@ -41,6 +41,8 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
 
 export interface GatewayApiProps {
   readonly ingest: IFunction;
+  /** Serves WeCom's callbacks (`/v1/wecom/callback/{app}`). */
+  readonly callback: IFunction;
   /** Stage-wide throttle: protects the ingest function and the queues from a runaway client. */
   readonly throttle: Throttle;
   /** Route-level throttle of each route for other systems' deliveries (`throttle: 'inbound'`: hooks, push). */
@@ -56,7 +58,7 @@ interface Throttle {
   readonly rateLimit: number;
 }
 
-const NAG_REASON: Record<'apiKey' | 'urlToken' | 'public', string> = {
+const NAG_REASON: Record<'apiKey' | 'urlToken' | 'signed' | 'public', string> = {
   apiKey:
     'Callers authenticate with gateway API keys (Authorization: Bearer) that the ingest function ' +
     'checks against SHA-256 hashes in the config secret and scopes per app (SPEC §2, §3); an API ' +
@@ -65,13 +67,20 @@ const NAG_REASON: Record<'apiKey' | 'urlToken' | 'public', string> = {
     'SaaS webhooks and push senders cannot set an Authorization header: the token in the URL is checked by ' +
     'the ingest function against a SHA-256 hash in the config secret, scoped to one hook or push key, in ' +
     'constant time; the route has a throttle of its own.',
+  signed:
+    'WeCom cannot send an API key: it signs each callback (msg_signature = SHA-1 over the app token, ' +
+    'timestamp, nonce and ciphertext, path/90968), and the callback function checks that signature in ' +
+    'constant time, the timestamp and the corp before anything is stored (lib/callback).',
   public:
     'Public by design and reveals nothing secret: the health check ({"status":"ok"}), the OpenAPI document ' +
     '(the routes are documented anyway) and the catch-all 404 for unknown paths.',
 };
 
-const nagReason = (route: RouteDefinition): string =>
-  route.auth === 'none' ? NAG_REASON.public : 'scope' in route.auth ? NAG_REASON.apiKey : NAG_REASON.urlToken;
+const nagReason = (route: RouteDefinition): string => {
+  if (route.functionId === 'callback') return NAG_REASON.signed;
+  if (route.auth === 'none') return NAG_REASON.public;
+  return 'scope' in route.auth ? NAG_REASON.apiKey : NAG_REASON.urlToken;
+};
 
 export class GatewayApi extends Construct {
   readonly api: HttpApi;
@@ -102,7 +111,10 @@ export class GatewayApi extends Construct {
     });
 
     // The routes of lib/resources, each to the function that serves it, plus a route per dedicated hook.
-    const integrations = { ingest: new HttpLambdaIntegration('Ingest', props.ingest) };
+    const integrations = {
+      ingest: new HttpLambdaIntegration('Ingest', props.ingest),
+      callback: new HttpLambdaIntegration('Callback', props.callback),
+    };
     const routes = [...ROUTES, ...(props.dedicatedHooks ?? []).map(dedicatedHookRoute)];
     // RouteSettings is a JSON map in CloudFormation (route key → settings): CDK passes it through as written, so
     // its keys are CloudFormation's PascalCase, not the camelCase of CfnStage.RouteSettingsProperty.

@@ -9,7 +9,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { callsWecom, ENV, FUNCTIONS, type LaneName } from '#lib/resources/index.js';
+import { callsWecom, ENV, FUNCTIONS, type LaneName, TABLE } from '#lib/resources/index.js';
 import { HOUSE_BUNDLING, HOUSE_RUNTIME, REPO_ROOT } from './bundling.js';
 
 export type FunctionId = keyof typeof FUNCTIONS;
@@ -17,7 +17,7 @@ export type FunctionId = keyof typeof FUNCTIONS;
 /** DynamoDB item actions a function may be granted; no Scan/Query/Batch* unless a function needs them. */
 export type { TableAction } from '#lib/resources/index.js';
 
-import type { LaneAction, TableAction } from '#lib/resources/index.js';
+import type { LaneAction, NotifyQueueAction, TableAction } from '#lib/resources/index.js';
 /** SQS producer-side actions; consuming (Receive/Delete) comes with the event source's own grant. */
 export type QueueAction = LaneAction;
 
@@ -180,12 +180,51 @@ export class GatewayFunction extends Construct {
     return this;
   }
 
-  /** Grants exactly `actions` on the table and hands the function its name in `TABLE_NAME`. */
-  useTable(table: ITableV2, actions: readonly TableAction[]): this {
+  /**
+   * Grants exactly `actions` on the table and `indexActions` on the card index (lib/resources `TABLE.taskIndex`,
+   * an ARN of its own), and hands the function the table's name in `TABLE_NAME`.
+   */
+  useTable(table: ITableV2, actions: readonly TableAction[], indexActions: readonly 'Query'[] = []): this {
     this.role.addToPrincipalPolicy(
       new PolicyStatement({ actions: actions.map((a) => `dynamodb:${a}`), resources: [table.tableArn] }),
     );
+    if (indexActions.length > 0) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: indexActions.map((a) => `dynamodb:${a}`),
+          resources: [`${table.tableArn}/index/${TABLE.taskIndex.name}`],
+        }),
+      );
+    }
     this.fn.addEnvironment(ENV.tableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * Grants exactly `actions` on the notify queue (`NOTIFY_QUEUE_URL`) and, when given, `deadLetterActions` on its
+   * DLQ (`NOTIFY_DLQ_URL`). Consuming comes with the event source's own grant.
+   */
+  useNotifyQueues(
+    queues: { readonly notify: IQueue; readonly notifyDeadLetter: IQueue },
+    actions: readonly NotifyQueueAction[],
+    deadLetterActions: readonly NotifyQueueAction[] = [],
+  ): this {
+    if (actions.length > 0) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: actions.map((a) => `sqs:${a}`), resources: [queues.notify.queueArn] }),
+      );
+      if (actions.includes('SendMessage')) this.producesTo.add(queues.notify);
+    }
+    this.fn.addEnvironment(ENV.notifyQueueUrl, queues.notify.queueUrl);
+    if (deadLetterActions.length > 0) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: deadLetterActions.map((a) => `sqs:${a}`),
+          resources: [queues.notifyDeadLetter.queueArn],
+        }),
+      );
+      this.fn.addEnvironment(ENV.notifyDlqUrl, queues.notifyDeadLetter.queueUrl);
+    }
     return this;
   }
 

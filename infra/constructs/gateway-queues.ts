@@ -36,6 +36,9 @@ export class GatewayQueues extends Construct {
   readonly byId: Readonly<Record<QueueId, Queue>>;
   readonly lanes: Readonly<Record<LaneName, Queue>>;
   readonly deadLetterQueues: readonly { readonly lane: LaneName; readonly queue: Queue }[];
+  /** The webhook jobs (notify function) and the jobs whose retries ran out. */
+  readonly notify: Queue;
+  readonly notifyDeadLetter: Queue;
 
   constructor(scope: Construct, id: string, props: GatewayQueuesProps) {
     super(scope, id);
@@ -69,6 +72,8 @@ export class GatewayQueues extends Construct {
 
     this.byId = byId;
     this.lanes = { high: byId.high, normal: byId.normal };
+    this.notify = byId.notify;
+    this.notifyDeadLetter = byId['notify-dlq'];
     this.deadLetterQueues = LANES.map((lane) => {
       const deadLetter = QUEUES[lane].deadLetter;
       return { lane, queue: byId[deadLetter.queueId as QueueId] };

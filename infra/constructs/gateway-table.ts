@@ -1,5 +1,5 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { TABLE } from '#lib/resources/index.js';
 
@@ -28,6 +28,15 @@ export class GatewayTable extends Construct {
       encryption: TableEncryptionV2.dynamoOwnedKey(),
       deletionProtection: props.protect,
       removalPolicy: props.removalPolicy,
+      // The card index: a card callback's TaskId → its message (lib/store event-store.ts).
+      globalSecondaryIndexes: [
+        {
+          indexName: TABLE.taskIndex.name,
+          partitionKey: { name: TABLE.taskIndex.partitionKey, type: AttributeType.STRING },
+          sortKey: { name: TABLE.taskIndex.sortKey, type: AttributeType.STRING },
+          projectionType: ProjectionType.KEYS_ONLY,
+        },
+      ],
     });
   }
 }

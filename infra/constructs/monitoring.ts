@@ -38,6 +38,9 @@ export const DLQ_AGE_ALARM_SECONDS = 3 * 24 * 3600;
 /** Share of the messages WeCom refused for good (status `failed`) in 5 minutes that alarms. */
 export const FAILED_RATE_ALARM_PERCENT = 10;
 
+/** Retries last ≥ 24 h with backoff capped at 2 h (lib/webhooks DEFAULT_WEBHOOK_RETRY): older means stuck. */
+export const NOTIFY_AGE_ALARM_SECONDS = 27 * 3600;
+
 export interface MonitoringProps {
   /** The stage whose metric namespace the alarms and dashboard read. */
   readonly stage: string;
@@ -45,6 +48,10 @@ export interface MonitoringProps {
   readonly deadLetterQueues: readonly { readonly lane: LaneName; readonly queue: IQueue }[];
   readonly sender: IFunction;
   readonly ingest: IFunction;
+  readonly callback: IFunction;
+  readonly notify: IFunction;
+  readonly notifyQueue: IQueue;
+  readonly notifyDeadLetter: IQueue;
   readonly api: HttpApi;
   /** When set, the alarm topic has an email subscription for this address. */
   readonly alarmEmail?: string;
@@ -144,6 +151,42 @@ export class Monitoring extends Construct {
       0,
       'The API answered 5xx: ingest crashed, timed out or could not reach SQS/DynamoDB.',
     );
+    alarm(
+      'notify-dlq',
+      props.notifyDeadLetter.metricApproximateNumberOfMessagesVisible({
+        period: ONE_MINUTE,
+        statistic: Stats.MAXIMUM,
+      }),
+      0,
+      'A webhook failed for over 24 h and its job is in the notify DLQ (the message shows webhook_status dead): ' +
+        "the business's receiver is down or rejects our signature. Fix it, then send the jobs back to the notify queue.",
+    );
+    alarm(
+      'notify-age',
+      props.notifyQueue.metricApproximateAgeOfOldestMessage({
+        period: FIVE_MINUTES,
+        statistic: Stats.MAXIMUM,
+      }),
+      NOTIFY_AGE_ALARM_SECONDS,
+      'A webhook job is older than its 24 h of retries plus the last backoff: the notify function is not running.',
+    );
+    alarm(
+      'webhook-enqueue-failed',
+      this.custom(METRIC_NAMES.webhookEnqueueFailed, FIVE_MINUTES),
+      0,
+      'A status webhook could not be queued (SQS unavailable): the status is stored, but the business was not told.',
+    );
+    for (const [name, fn] of [
+      ['callback', props.callback],
+      ['notify', props.notify],
+    ] as const) {
+      alarm(
+        `${name}-errors`,
+        fn.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM }),
+        0,
+        `The ${name} function threw or timed out${name === 'callback' ? ' (WeCom retries the callback three times)' : ''}.`,
+      );
+    }
     alarm(
       'rate-limited',
       this.custom(METRIC_NAMES.rateLimited, FIVE_MINUTES),
@@ -300,6 +343,22 @@ export class Monitoring extends Construct {
           props.sender.metricErrors({ period: ONE_MINUTE, statistic: Stats.SUM }),
           props.sender.metricThrottles({ period: ONE_MINUTE, statistic: Stats.SUM }),
         ],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'WeCom callbacks per minute',
+        width: 12,
+        left: [METRIC_NAMES.callbacksStored, METRIC_NAMES.callbacksRejected].map((n) =>
+          this.custom(n, ONE_MINUTE),
+        ),
+      }),
+      new GraphWidget({
+        title: 'Webhooks per minute',
+        width: 12,
+        left: [METRIC_NAMES.webhooksDelivered, METRIC_NAMES.webhookRetries, METRIC_NAMES.webhooksDead].map(
+          (n) => this.custom(n, ONE_MINUTE),
+        ),
       }),
     );
     this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: this.alarms }));

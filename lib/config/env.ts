@@ -1,10 +1,13 @@
 import { DEFAULT_WECOM_API_BASE, ENV } from '#lib/resources/index.js';
 import { MissingEnvError } from './errors.js';
 
-/** Everything the functions read from their environment. The only module that touches `process.env`. */
-export interface GatewayEnv {
+/** What every function reads from its environment. This file is the only module that touches `process.env`. */
+export interface FunctionEnv {
   readonly tableName: string;
-  readonly queueUrls: { readonly high: string; readonly normal: string };
+  /** The notify queue: webhook jobs are queued only when it is set (ingest, sender, callback; notify reads it). */
+  readonly notifyQueueUrl?: string;
+  /** The notify DLQ: only the notify function uses it. */
+  readonly notifyDlqUrl?: string;
   readonly wecomApiBase: string;
   readonly configFile?: string;
   readonly configSecretId?: string;
@@ -14,19 +17,26 @@ export interface GatewayEnv {
   readonly region?: string;
 }
 
+/** The environment of the functions that use the priority lanes (ingest, sender). */
+export interface GatewayEnv extends FunctionEnv {
+  readonly queueUrls: { readonly high: string; readonly normal: string };
+}
+
 const required = (env: NodeJS.ProcessEnv, name: string): string => {
   const value = env[name];
   if (!value) throw new MissingEnvError(name);
   return value;
 };
 
-export function readEnv(env: NodeJS.ProcessEnv = process.env): GatewayEnv {
+/** The environment of a function without the lanes (callback, notify). */
+export function readFunctionEnv(env: NodeJS.ProcessEnv = process.env): FunctionEnv {
   const configFile = env[ENV.configFile] || undefined;
   const configSecretId = env[ENV.configSecretId] || undefined;
   if (!configFile && !configSecretId) throw new MissingEnvError(`${ENV.configFile} or ${ENV.configSecretId}`);
   return {
     tableName: required(env, ENV.tableName),
-    queueUrls: { high: required(env, ENV.queueUrlHigh), normal: required(env, ENV.queueUrlNormal) },
+    ...(env[ENV.notifyQueueUrl] ? { notifyQueueUrl: env[ENV.notifyQueueUrl] } : {}),
+    ...(env[ENV.notifyDlqUrl] ? { notifyDlqUrl: env[ENV.notifyDlqUrl] } : {}),
     wecomApiBase: (env[ENV.wecomApiBase] || DEFAULT_WECOM_API_BASE).replace(/\/+$/, ''),
     ...(configFile ? { configFile } : {}),
     ...(configSecretId ? { configSecretId } : {}),
@@ -34,4 +44,19 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): GatewayEnv {
     stage: env[ENV.stage] || 'local',
     ...(env.AWS_REGION ? { region: env.AWS_REGION } : {}),
   };
+}
+
+/** The environment of ingest and the sender: the common part plus both lanes' queue URLs. */
+export function readEnv(env: NodeJS.ProcessEnv = process.env): GatewayEnv {
+  const common = readFunctionEnv(env);
+  return {
+    ...common,
+    queueUrls: { high: required(env, ENV.queueUrlHigh), normal: required(env, ENV.queueUrlNormal) },
+  };
+}
+
+/** A value the function cannot run without (e.g. the notify queue URL for the notify function). */
+export function requireEnvValue<T>(value: T | undefined, name: string): T {
+  if (value === undefined || value === '') throw new MissingEnvError(name);
+  return value;
 }

@@ -1,4 +1,4 @@
-export { type GatewayEnv, readEnv } from './env.js';
+export { type FunctionEnv, type GatewayEnv, readEnv, readFunctionEnv, requireEnvValue } from './env.js';
 export { ConfigError, MissingEnvError } from './errors.js';
 export { HOOK_MSGTYPES, HOOK_SOURCES, SECRET_SOURCES } from './hooks-schema.js';
 export { type ConfigText, createConfigReader, loadConfig } from './load.js';

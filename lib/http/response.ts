@@ -1,5 +1,8 @@
 import { HookError, type HookErrorCode } from '#lib/hooks/index.js';
+// Deep imports: the callback modules' indexes hold the XML parser, which the ingest bundle must not carry.
+import { CallbackError } from '#lib/callback/errors.js';
 import { IngestError, type IngestErrorCode } from '#lib/ingest/index.js';
+import { CallbackAppNotFoundError } from '#lib/receipts/errors.js';
 import { HttpError, type HttpErrorCode } from './errors.js';
 
 export interface HttpResponse {
@@ -25,6 +28,17 @@ export interface ErrorBody {
   details: readonly unknown[];
 }
 
+/** Codes of the callback verifier's errors (lib/callback errors.ts): WeCom retries any answer but 200. */
+type CallbackErrorCode =
+  | 'callback_error'
+  | 'bad_request'
+  | 'body_too_large'
+  | 'bad_signature'
+  | 'stale_timestamp'
+  | 'corp_mismatch'
+  | 'bad_ciphertext'
+  | 'bad_xml';
+
 /**
  * The HTTP status of every error code a response can carry: the one place where errors get their status. The type
  * makes a new domain code without a row here fail to compile.
@@ -47,10 +61,23 @@ const STATUS_OF_CODE = {
   recall_window_passed: 409,
   app_not_configured: 409,
   wecom_recall_failed: 409,
+  not_updatable: 409,
+  no_response_code: 409,
+  response_code_invalid: 409,
+  wecom_card_update_failed: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unavailable: 503,
-} as const satisfies Record<IngestErrorCode | HookErrorCode | HttpErrorCode, number>;
+  // WeCom callbacks: nothing is stored for any of these.
+  callback_error: 400,
+  bad_request: 400,
+  bad_xml: 400,
+  bad_signature: 401,
+  stale_timestamp: 401,
+  corp_mismatch: 401,
+  bad_ciphertext: 401,
+  body_too_large: 413,
+} as const satisfies Record<IngestErrorCode | HookErrorCode | HttpErrorCode | CallbackErrorCode, number>;
 
 /** 401 names the scheme (RFC 9110 §11.6.1); 503 tells clients the request may be retried at once. */
 const HEADERS_OF_STATUS: Partial<Record<number, Record<string, string>>> = {
@@ -81,6 +108,12 @@ function known(err: unknown): { status: number; body: ErrorBody } | undefined {
       status: STATUS_OF_CODE[err.code],
       body: { code: err.code, message: err.message, details: err.details },
     };
+  }
+  if (err instanceof CallbackError || err instanceof CallbackAppNotFoundError) {
+    const code = (err.code in STATUS_OF_CODE ? err.code : 'callback_error') as
+      | CallbackErrorCode
+      | 'not_found';
+    return { status: STATUS_OF_CODE[code], body: { code, message: err.message, details: [] } };
   }
   if (isServiceUnavailable(err)) return { status: 503, body: SERVICE_UNAVAILABLE };
   return undefined;

@@ -12,7 +12,11 @@ type StateConflictCode =
   | 'not_recallable'
   | 'recall_window_passed'
   | 'app_not_configured'
-  | 'wecom_recall_failed';
+  | 'wecom_recall_failed'
+  | 'not_updatable'
+  | 'no_response_code'
+  | 'response_code_invalid'
+  | 'wecom_card_update_failed';
 
 /** Every code an ingest error carries: stable, documented in docs/api.md, mapped to HTTP by lib/http alone. */
 export type IngestErrorCode =

@@ -1,6 +1,7 @@
 export { authorizeApp, requireScope } from './access.js';
 export { type AppState, type AppStateView, getAppState, listApps } from './apps.js';
 export { type Authenticator, authenticate, createAuthenticator, sha256Hex } from './auth.js';
+export { updateCard } from './card.js';
 export {
   AccessDeniedError,
   AppNotFoundError,
@@ -13,12 +14,13 @@ export {
   StateConflictError,
   UnauthenticatedError,
 } from './errors.js';
+export { type EventView, listEvents } from './events.js';
 export { type HookReceipt, type PushReceipt, receiveHook, receivePush } from './hooks.js';
 export { canonicalJson } from './idempotency.js';
 export { newMessageId } from './ids.js';
 export { recallMessage } from './recall.js';
 export { MAX_BATCH_ITEMS, submitBatch, submitMessage } from './service.js';
-export { getMessage, type MessageStatusView } from './status.js';
+export { getMessage, type MessageStatusView, type WebhookAttemptView } from './status.js';
 export type {
   Accepted,
   BatchItemResult,

@@ -1,6 +1,12 @@
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
 import { type MessageRequest, validateMessageRequest } from '#lib/messages/index.js';
-import { createUrlGuard, LookupUnavailableError, UnsafeUrlError, type UrlGuard } from '#lib/net/index.js';
+import {
+  createUrlGuard,
+  LookupUnavailableError,
+  type Resolver,
+  UnsafeUrlError,
+  type UrlGuard,
+} from '#lib/net/index.js';
 import { isPlainObject } from '#lib/util/index.js';
 import { acceptAll } from './accept.js';
 import { authorizeApp } from './access.js';
@@ -158,16 +164,18 @@ export function validate(deps: IngestDeps, body: unknown): MessageRequest {
   return result.value;
 }
 
-/** Guards per config object: built on the first request of a container, then reused. */
-const defaultGuards = new WeakMap<GatewayConfig, UrlGuard>();
+/** Guards per config object (and resolver): built on the first request of a container, then reused. */
+const defaultGuards = new WeakMap<GatewayConfig, { resolve: Resolver | undefined; guard: UrlGuard }>();
 
 function urlGuard(deps: IngestDeps): UrlGuard {
   if (deps.urlGuard) return deps.urlGuard;
-  let guard = defaultGuards.get(deps.config);
-  if (!guard) {
-    guard = createUrlGuard({ allowLoopback: deps.config.allowLoopbackWebhooks });
-    defaultGuards.set(deps.config, guard);
-  }
+  const cached = defaultGuards.get(deps.config);
+  if (cached && cached.resolve === deps.resolve) return cached.guard;
+  const guard = createUrlGuard({
+    allowLoopback: deps.config.allowLoopbackWebhooks,
+    ...(deps.resolve ? { resolve: deps.resolve } : {}),
+  });
+  defaultGuards.set(deps.config, { resolve: deps.resolve, guard });
   return guard;
 }
 

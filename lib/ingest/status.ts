@@ -5,11 +5,31 @@ import {
   type MessageRecord,
   type MessageStatus,
   RECEIPT_LISTS,
+  type WebhookStatus,
   type WecomReceipt,
 } from '#lib/model/index.js';
-import { recentEvents } from '#lib/store/index.js';
+import { recentEvents, type WebhookAttempt } from '#lib/store/index.js';
 import { readOwn } from './access.js';
+import { type EventView, toEventView } from './events.js';
 import type { IngestDeps } from './types.js';
+
+/** How many of a message's WeCom events and webhook attempts the status shows (the newest). */
+const MAX_LISTED = 50;
+
+/** One webhook attempt as the status shows it. */
+export interface WebhookAttemptView {
+  at: string;
+  webhook_id: string;
+  type: string;
+  attempt: number;
+  target: string;
+  outcome: WebhookAttempt['outcome'];
+  status_code: number | null;
+  latency_ms: number;
+  reason?: string;
+  excerpt?: string;
+  retry_in_seconds?: number;
+}
 
 /** GET /v1/messages/{id} (SPEC §2). */
 export interface MessageStatusView {
@@ -27,6 +47,12 @@ export interface MessageStatusView {
   events: MessageEvent[];
   /** Events of a long run of retries or deferrals that were counted instead of listed (the newest is listed). */
   events_omitted: number;
+  /** How the message's webhooks ended, beside its status: delivered, gone (410), refused, dead; null until one ends. */
+  webhook_status: WebhookStatus | null;
+  /** WeCom events tied to the message (card button presses …), newest first. */
+  wecom_events: EventView[];
+  /** Webhook attempts, newest first: when, the receiver's status code, how long it took. */
+  webhook_attempts: WebhookAttemptView[];
 }
 
 /** GET /v1/messages/{id}: 404 (not 403) for ids of apps the key may not read, so ids do not leak. */
@@ -35,10 +61,33 @@ export async function getMessage(
   apiKey: ApiKeyConfig,
   id: string,
 ): Promise<MessageStatusView> {
-  return toStatusView(await readOwn(deps, apiKey, id));
+  const record = await readOwn(deps, apiKey, id);
+  const [events, attempts] = await Promise.all([
+    deps.events.listByMessage(id, MAX_LISTED),
+    deps.webhooks.listAttempts(id, MAX_LISTED),
+  ]);
+  return {
+    ...toStatusView(record),
+    wecom_events: events.map(toEventView),
+    webhook_attempts: attempts.map(toAttemptView),
+  };
 }
 
-function toStatusView(r: MessageRecord): MessageStatusView {
+const toAttemptView = (a: WebhookAttempt): WebhookAttemptView => ({
+  at: a.at,
+  webhook_id: a.webhookId,
+  type: a.type,
+  attempt: a.attempt,
+  target: a.target,
+  outcome: a.outcome,
+  status_code: a.statusCode ?? null,
+  latency_ms: a.latencyMs,
+  ...(a.reason !== undefined ? { reason: a.reason } : {}),
+  ...(a.excerpt !== undefined ? { excerpt: a.excerpt } : {}),
+  ...(a.retryInSeconds !== undefined ? { retry_in_seconds: a.retryInSeconds } : {}),
+});
+
+function toStatusView(r: MessageRecord): Omit<MessageStatusView, 'wecom_events' | 'webhook_attempts'> {
   return {
     id: r.id,
     app: r.app,
@@ -53,6 +102,7 @@ function toStatusView(r: MessageRecord): MessageStatusView {
     error: r.error ?? null,
     events: recentEvents(r),
     events_omitted: r.eventsOmitted ?? 0,
+    webhook_status: r.webhookStatus ?? null,
   };
 }
 

@@ -1,8 +1,15 @@
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
-import type { UrlGuard } from '#lib/net/index.js';
+import type { Resolver, UrlGuard } from '#lib/net/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
-import type { IdempotencyStore, MessageStore, PauseStore } from '#lib/store/index.js';
+import type {
+  CardCodeStore,
+  EventStore,
+  IdempotencyStore,
+  MessageStore,
+  PauseStore,
+  WebhookLog,
+} from '#lib/store/index.js';
 import type { TokenCache, WecomApi } from '#lib/wecom/index.js';
 
 export interface IngestDeps {
@@ -12,15 +19,23 @@ export interface IngestDeps {
   queue: MessageQueue;
   logger: Logger;
   metrics: Metrics;
-  /** For recall, and the token's age in `GET /v1/apps/{app}`. */
+  /** Received WeCom events: a message's own, and an app's feed (`GET /v1/events`). */
+  events: Pick<EventStore, 'listByApp' | 'listByMessage'>;
+  /** Webhook attempts, for the status. */
+  webhooks: Pick<WebhookLog, 'listAttempts'>;
+  /** A card's response codes, spent by card updates. */
+  cards: CardCodeStore;
+  /** For recall and card updates, and the token's age in `GET /v1/apps/{app}`. */
   tokens: TokenCache;
   /** The app pauses the senders write (read only, for `GET /v1/apps`). */
   pauses: Pick<PauseStore, 'get'>;
   /** Quota use in the current windows (the sender's quota counters, read only). */
   quotaUsage: QuotaUsageReader;
-  wecom: Pick<WecomApi, 'recall'>;
-  /** SSRF guard for `callback_url`; default: the system resolver, loopback per `config.allowLoopbackWebhooks`. */
+  wecom: Pick<WecomApi, 'recall' | 'updateTemplateCard'>;
+  /** SSRF guard for `callback_url`; default: `resolve`, loopback per `config.allowLoopbackWebhooks`. */
   urlGuard?: UrlGuard;
+  /** DNS for the default guard (tests script it); default the system resolver. */
+  resolve?: Resolver;
   now?: () => number;
   newId?: () => string;
 }

@@ -23,7 +23,15 @@ export type MetricName =
   /** WeCom refused a call because of the app's setup (40001 secret, 60020 trusted IP, 301002 agentid…). */
   | 'ConfigError'
   /** A re-read of the config failed or found it invalid; the last good config stayed in force. */
-  | 'ConfigReloadFailed';
+  | 'ConfigReloadFailed'
+  | 'CallbacksStored'
+  | 'CallbacksDuplicate'
+  | 'CallbacksRejected'
+  | 'WebhooksDelivered'
+  | 'WebhookRetries'
+  | 'WebhooksDead'
+  | 'WebhooksRefused'
+  | 'WebhookEnqueueFailed';
 
 /** The dimension of the per-app series (Sent, Failed, Deferred, ConfigError by app). */
 export const APP_DIMENSION = 'app';

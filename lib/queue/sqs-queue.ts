@@ -20,6 +20,10 @@ export const createSqsClient = (appId: string): SQSClient =>
     requestHandler: AWS_REQUEST_HANDLER,
   });
 
+/** ChangeMessageVisibility's bound, whole seconds. */
+export const visibilitySeconds = (seconds: number): number =>
+  clamp(Math.ceil(seconds), 0, MAX_VISIBILITY_SECONDS);
+
 /**
  * The client as the adapters use it: an SDK error that means SQS is unavailable arrives as the port's
  * QueueUnavailableError, so nothing above the adapters sees an SDK error. Every call ends by the invocation's
@@ -82,7 +86,7 @@ export class SqsMessageQueue implements MessageQueue {
       new ChangeMessageVisibilityCommand({
         QueueUrl: this.urls[lane],
         ReceiptHandle: receiptHandle,
-        VisibilityTimeout: clamp(Math.ceil(seconds), 0, MAX_VISIBILITY_SECONDS),
+        VisibilityTimeout: visibilitySeconds(seconds),
       }),
     );
   }

@@ -12,6 +12,12 @@ export const TABLE = {
   sortKey: 'sk',
   /** Epoch seconds. DynamoDB TTL deletes lazily (up to days late), so reads must also treat expired items as absent. */
   ttlAttribute: 'expiresAt',
+  /**
+   * Sparse global secondary index over template-card records (only they carry `taskKey` = `<app>#<task_id>`), keys
+   * only: a card callback's TaskId finds its message with one Query. Eventually consistent, which is plenty — a
+   * card is clicked by a person, long after it was sent.
+   */
+  taskIndex: { name: 'byTask', partitionKey: 'taskKey', sortKey: 'createdAt' },
 } as const;
 
 /** The priority lanes (one SQS queue each): a message's `priority` names the lane it travels in. */
@@ -41,6 +47,10 @@ export interface FunctionDefinition {
 export const FUNCTIONS = {
   ingest: { id: 'ingest', entry: 'functions/ingest/handler.ts', memoryMb: 512, timeoutSeconds: 10 },
   sender: { id: 'sender', entry: 'functions/sender/handler.ts', memoryMb: 512, timeoutSeconds: 30 },
+  // WeCom waits 5 s for the answer, then retries (path/90238): a slower answer is worthless.
+  callback: { id: 'callback', entry: 'functions/callback/handler.ts', memoryMb: 512, timeoutSeconds: 5 },
+  // Up to 10 webhooks in parallel, each bounded to 20 s by the webhook client (lib/webhooks).
+  notify: { id: 'notify', entry: 'functions/notify/handler.ts', memoryMb: 256, timeoutSeconds: 60 },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type FunctionId = keyof typeof FUNCTIONS;
@@ -66,7 +76,8 @@ export interface RouteDefinition {
   readonly auth: { readonly scope: string } | { readonly urlToken: string } | 'none';
   /**
    * `json`: the body is parsed before the handler runs (415/413/400 otherwise); `raw`: the handler gets the exact
-   * bytes (413 over the limit), e.g. to check a signature before parsing; `none`: a body is ignored.
+   * bytes (413 over the limit), e.g. to check a signature before parsing (hooks; WeCom's XML, size-bounded by
+   * lib/callback); `none`: a body is ignored.
    */
   readonly body: 'json' | 'raw' | 'none';
   /**
@@ -129,6 +140,22 @@ export const ROUTES = [
     auth: { scope: 'messages:read' },
     body: 'none',
   },
+  {
+    id: 'updateCard',
+    method: 'POST',
+    path: '/v1/messages/{id}/card',
+    functionId: 'ingest',
+    auth: { scope: 'messages:write' },
+    body: 'json',
+  },
+  {
+    id: 'listEvents',
+    method: 'GET',
+    path: '/v1/events',
+    functionId: 'ingest',
+    auth: { scope: 'messages:read' },
+    body: 'none',
+  },
   { id: 'health', method: 'GET', path: '/v1/health', functionId: 'ingest', auth: 'none', body: 'none' },
   /** The OpenAPI 3.1 document (docs/openapi.json), public so that client generators can fetch it. */
   {
@@ -165,6 +192,23 @@ export const ROUTES = [
     auth: { urlToken: 'sendkey' },
     body: 'raw',
     throttle: 'inbound',
+  },
+  // WeCom signs its callbacks (msg_signature) instead of presenting an API key.
+  {
+    id: 'verifyCallbackUrl',
+    method: 'GET',
+    path: '/v1/wecom/callback/{app}',
+    functionId: 'callback',
+    auth: 'none',
+    body: 'none',
+  },
+  {
+    id: 'receiveCallback',
+    method: 'POST',
+    path: '/v1/wecom/callback/{app}',
+    functionId: 'callback',
+    auth: 'none',
+    body: 'raw',
   },
 ] as const satisfies readonly RouteDefinition[];
 
@@ -236,6 +280,14 @@ export const hookNameOf = (event: {
 export const MAX_RECEIVE_COUNT = 6;
 
 /**
+ * Receives of a notify job before SQS moves it to the notify DLQ. Each receive is one webhook attempt, and the
+ * notify function itself moves a job whose retries ran out (lib/webhooks `DEFAULT_WEBHOOK_RETRY.maxAttempts`, 100)
+ * to the DLQ and marks the message `webhook_status: dead`; this redrive is only the safety net for a job that keeps
+ * crashing the function, so it must lie above the attempts (a unit test holds it there).
+ */
+export const NOTIFY_MAX_RECEIVE_COUNT = 110;
+
+/**
  * AWS recommends a source queue visibility timeout of at least six times the function timeout
  * (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html).
  */
@@ -289,6 +341,20 @@ export const QUEUES = {
     retentionSeconds: DLQ_RETENTION_SECONDS,
     maximumMessageBytes: QUEUE_MAX_MESSAGE_BYTES,
   },
+  notify: {
+    id: 'notify',
+    visibilityTimeoutSeconds: 6 * FUNCTIONS.notify.timeoutSeconds,
+    // Retries last ≥ 24 h (lib/webhooks DEFAULT_WEBHOOK_RETRY); four days leave room for an outage of notify itself.
+    retentionSeconds: 4 * 24 * 3600,
+    maximumMessageBytes: QUEUE_MAX_MESSAGE_BYTES,
+    deadLetter: { queueId: 'notify-dlq', maxReceiveCount: NOTIFY_MAX_RECEIVE_COUNT },
+  },
+  'notify-dlq': {
+    id: 'notify-dlq',
+    visibilityTimeoutSeconds: 30,
+    retentionSeconds: DLQ_RETENTION_SECONDS,
+    maximumMessageBytes: QUEUE_MAX_MESSAGE_BYTES,
+  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueId = keyof typeof QUEUES;
@@ -322,6 +388,18 @@ export interface EventSourceDefinition {
   readonly maxConcurrency: number;
 }
 
+/**
+ * The notify function's event source: at most 5 invocations of 10 webhooks at once, a bound on the load the
+ * gateway puts on the businesses' receivers (and on its own outbound connections).
+ */
+export const NOTIFY_EVENT_SOURCE = {
+  queueId: 'notify',
+  functionId: 'notify',
+  batchSize: 10,
+  maxBatchingWindowSeconds: 0,
+  maxConcurrency: 5,
+} as const;
+
 /** Default reserved concurrency of the sender: the bound on parallel pressure on WeCom. */
 export const DEFAULT_SENDER_CONCURRENCY = 6;
 
@@ -348,7 +426,7 @@ export function senderEventSources(
 }
 
 /** The WeCom API paths (under `/cgi-bin/`) a function may call. */
-export type WecomCall = 'gettoken' | 'message/send' | 'message/recall';
+export type WecomCall = 'gettoken' | 'message/send' | 'message/recall' | 'message/update_template_card';
 
 /**
  * What each function's code calls: AWS API actions per resource, and WeCom API paths. Infra grants exactly the
@@ -361,33 +439,72 @@ export type WecomCall = 'gettoken' | 'message/send' | 'message/recall';
 export const FUNCTION_ACCESS = {
   ingest: {
     // PutItem: records, idempotency claims, token lock; BatchWriteItem: a batch POST's records; UpdateItem:
-    // status; DeleteItem: idempotency release and token lock release/invalidation (recall); GetItem: idempotency
-    // replay, token, app pauses and quota counters (GET /v1/apps); Query: a record with its first delivery (status).
+    // status, card response codes; DeleteItem: idempotency release and token lock release/invalidation (recall);
+    // GetItem: idempotency replay, token, app pauses and quota counters (GET /v1/apps); Query: a record with its
+    // first delivery (status), a message's events and webhook attempts.
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+    taskIndex: [],
     lanes: ['SendMessage'],
-    // Recall answers with WeCom's verdict (200 recalled, 409 refused), so it calls WeCom while the client waits;
+    // Recall and card updates answer with WeCom's verdict, so they call WeCom while the client waits;
     // gettoken when no other function has cached the app's token.
-    wecom: ['gettoken', 'message/recall'],
+    wecom: ['gettoken', 'message/recall', 'message/update_template_card'],
+    // A recall's `message.recalled` webhook.
+    notify: ['SendMessage'],
+    notifyDlq: [],
   },
   sender: {
     // BatchWriteItem: first deliveries' outcomes, one request per batch; Query: a redelivered message's record with
     // its first delivery.
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+    taskIndex: [],
     // SendMessage: deferred copies; ChangeMessageVisibility: retry backoff. Receive/delete: the event source.
     lanes: ['SendMessage', 'ChangeMessageVisibility'],
     wecom: ['gettoken', 'message/send'],
+    // Status webhooks (sent, failed, dead).
+    notify: ['SendMessage'],
+    notifyDlq: [],
+  },
+  callback: {
+    // PutItem: the dedupe claim and the event items; GetItem: a retried callback's claim; UpdateItem: the claim's
+    // `notified` mark and the message's newest card response_code.
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
+    // The card index: a card event's task_id → its message.
+    taskIndex: ['Query'],
+    lanes: [],
+    // Only the ingest function updates cards; a callback never waits on WeCom.
+    wecom: [],
+    // wecom.event webhooks for events tied to a message.
+    notify: ['SendMessage'],
+    notifyDlq: [],
+  },
+  notify: {
+    // GetItem: the message; PutItem: an attempt; UpdateItem: the message's webhook status.
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
+    taskIndex: [],
+    lanes: [],
+    wecom: [],
+    // ChangeMessageVisibility: the retry backoff. Receive/delete: the event source.
+    notify: ['ChangeMessageVisibility'],
+    // Jobs whose retries ran out.
+    notifyDlq: ['SendMessage'],
   },
 } as const satisfies Record<
   keyof typeof FUNCTIONS,
   {
     table: readonly string[];
+    taskIndex: readonly 'Query'[];
     lanes: readonly ('SendMessage' | 'ChangeMessageVisibility')[];
     wecom: readonly WecomCall[];
+    notify: readonly ('SendMessage' | 'ChangeMessageVisibility')[];
+    notifyDlq: readonly 'SendMessage'[];
   }
 >;
 
 export type TableAction = (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['table'][number];
 export type LaneAction = (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['lanes'][number];
+export type NotifyQueueAction =
+  | (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['notify'][number]
+  | (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['notifyDlq'][number];
 
 /** Whether the function calls WeCom at all: then its calls must leave from the trusted IP when there is one. */
 export const callsWecom = (id: FunctionId): boolean => FUNCTION_ACCESS[id].wecom.length > 0;
@@ -397,6 +514,9 @@ export const ENV = {
   tableName: 'TABLE_NAME',
   queueUrlHigh: 'QUEUE_URL_HIGH',
   queueUrlNormal: 'QUEUE_URL_NORMAL',
+  /** The notify queue (webhook jobs) and its DLQ (jobs whose retries ran out). */
+  notifyQueueUrl: 'NOTIFY_QUEUE_URL',
+  notifyDlqUrl: 'NOTIFY_DLQ_URL',
   /** Secrets Manager secret (name or ARN) holding the config JSON, in AWS. */
   configSecretId: 'CONFIG_SECRET_ID',
   /** Path of the config JSON file, locally. */

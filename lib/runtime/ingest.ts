@@ -1,7 +1,14 @@
 import type { ConfigSource } from '#lib/config/index.js';
 import type { IngestDeps } from '#lib/ingest/index.js';
 import { QuotaGuard, WECOM_WINDOWS } from '#lib/sender/index.js';
-import { DynamoIdempotencyStore, DynamoPauseStore, DynamoQuotaStore } from '#lib/store/index.js';
+import {
+  DynamoCardCodeStore,
+  DynamoEventStore,
+  DynamoIdempotencyStore,
+  DynamoPauseStore,
+  DynamoQuotaStore,
+  DynamoWebhookLog,
+} from '#lib/store/index.js';
 import { createFetchWecomClient } from '#lib/wecom/index.js';
 import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js';
 
@@ -13,8 +20,9 @@ import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js
 export async function createIngestDeps(
   opts: RuntimeOptions = {},
 ): Promise<IngestDeps & Closable & { configSource: ConfigSource }> {
-  // Ingest only recalls now and then: Node's fetch keeps undici out of its bundle.
-  // A token wait shorter than the function's 10 s timeout, so a recall answers the gateway's own 503 (review L2).
+  // Ingest only recalls and updates cards now and then: Node's fetch keeps undici out of its bundle.
+  // A token wait shorter than the function's 10 s timeout, so a recall or card update answers the gateway's own 503
+  // (review L2).
   const s = await buildCommonDeps(
     'ingest',
     opts,
@@ -23,6 +31,7 @@ export async function createIngestDeps(
   );
   // Read only: the senders' quota counters, for GET /v1/apps/{app}.
   const quota = new QuotaGuard(new DynamoQuotaStore(s.db, s.env.tableName), opts.windows ?? WECOM_WINDOWS);
+  const table = s.env.tableName;
   return {
     // Read on every use: the config source swaps in a re-read config (lib/config/source.ts).
     get config() {
@@ -30,8 +39,11 @@ export async function createIngestDeps(
     },
     configSource: s.configSource,
     messages: s.messages,
-    idempotency: new DynamoIdempotencyStore(s.db, s.env.tableName),
+    idempotency: new DynamoIdempotencyStore(s.db, table),
     queue: s.queue,
+    events: new DynamoEventStore(s.db, table),
+    webhooks: new DynamoWebhookLog(s.db, table),
+    cards: new DynamoCardCodeStore(s.db, table),
     logger: s.logger,
     metrics: s.metrics,
     tokens: s.tokens,
@@ -44,6 +56,7 @@ export async function createIngestDeps(
     },
     wecom: s.wecom,
     // No urlGuard: lib/ingest builds one per config object, so a re-read config's allowLoopbackWebhooks holds.
+    ...(opts.webhookResolve ? { resolve: opts.webhookResolve } : {}),
     close: () => s.wecom.close(),
   };
 }

@@ -1,14 +1,19 @@
 import {
   ConfigSource,
   createConfigReader,
+  type FunctionEnv,
   type GatewayConfig,
   type GatewayEnv,
   readEnv,
 } from '#lib/config/index.js';
+import type { Resolver } from '#lib/net/index.js';
+// Deep import: the notify index also holds the webhook sender and its undici client, which ingest must not bundle.
+import { notifyOnStatus } from '#lib/notify/emit.js';
 import { createLogger, type Logger, Metrics, metricsNamespace } from '#lib/observability/index.js';
-import { createSqsClient, SqsMessageQueue } from '#lib/queue/index.js';
+import { createSqsClient, SqsMessageQueue, SqsNotifyQueue } from '#lib/queue/index.js';
 import type { QuotaWindows, RetryPolicy } from '#lib/sender/index.js';
 import { createDocumentClient, DynamoMessageStore, DynamoTokenStore } from '#lib/store/index.js';
+import type { WebhookRetryPolicy } from '#lib/webhooks/retry.js';
 import { type TokenBackoff, TokenCache, type TokenCacheOptions, type WecomClient } from '#lib/wecom/index.js';
 import type { UndiciTransportOptions } from '#lib/wecom/undici.js';
 
@@ -32,6 +37,17 @@ export interface RuntimeOptions {
   tokenBackoff?: TokenBackoff;
   /** WeCom client tuning (timeouts, connections); the base URL always comes from the environment. */
   wecom?: Omit<Partial<UndiciTransportOptions>, 'baseUrl'>;
+  /** Webhook retry schedule (default ≥ 24 h); tests shorten it. */
+  webhookRetry?: WebhookRetryPolicy;
+  /**
+   * DNS for webhook targets, in ingest's callback_url check and the notify client alike (tests: names that resolve
+   * to loopback, or to a private address on the second lookup). Default the system resolver.
+   */
+  webhookResolve?: Resolver;
+  /** Extra CA for webhook targets (tests: a self-signed receiver). */
+  webhookCa?: string | Buffer;
+  /** The clock the callback verifier checks timestamps against (tests replaying WeCom's 2014 vectors). */
+  callbackClock?: () => number;
   logWrite?: (line: string) => void;
 }
 
@@ -40,28 +56,32 @@ export interface Closable {
   close(): Promise<void>;
 }
 
-export interface Shared {
-  env: GatewayEnv;
+export interface Base<E extends FunctionEnv = FunctionEnv> {
+  env: E;
   /** The container's config, re-read with a bounded age (see ConfigSource). */
   configSource: ConfigSource;
   logger: Logger;
   metrics: Metrics;
+  db: ReturnType<typeof createDocumentClient>;
+  sqs: ReturnType<typeof createSqsClient>;
+  /** The notify queue, when the function was given its URL. */
+  notify?: SqsNotifyQueue;
+}
+
+export interface Shared extends Base<GatewayEnv> {
   tokens: TokenCache;
   wecom: WecomClient;
   messages: DynamoMessageStore;
   queue: SqsMessageQueue;
-  db: ReturnType<typeof createDocumentClient>;
 }
 
-/** What both functions build the same way: config, logger, metrics, clients, the token cache, the stores. */
-export async function buildCommonDeps(
+/** What every function builds the same way: environment, config source, logger, metrics, the AWS clients. */
+export async function buildBase<E extends FunctionEnv>(
   service: string,
   opts: RuntimeOptions,
-  /** Builds the WeCom client; `userAgent` names the function to WeCom (and to a proxy or the simulator). */
-  wecomFor: (env: GatewayEnv, userAgent: string) => WecomClient,
-  tokenOpts: Pick<TokenCacheOptions, 'maxWaitMs'> = {},
-): Promise<Shared> {
-  const env = opts.env ?? readEnv();
+  readEnvOf: () => E,
+): Promise<Base<E>> {
+  const env = (opts.env as E | undefined) ?? readEnvOf();
   const logger = createLogger(
     { service },
     { level: env.logLevel, ...(opts.logWrite ? { write: opts.logWrite } : {}) },
@@ -82,6 +102,29 @@ export async function buildCommonDeps(
         onChange: (source) => logger.info('config changed; now in force', { source }),
       });
   const db = createDocumentClient(`wecom-gateway/${service}`);
+  const sqs = createSqsClient(`wecom-gateway/${service}`);
+  const notify = env.notifyQueueUrl
+    ? new SqsNotifyQueue(sqs, {
+        queue: env.notifyQueueUrl,
+        ...(env.notifyDlqUrl ? { deadLetter: env.notifyDlqUrl } : {}),
+      })
+    : undefined;
+  return { env, configSource, logger, metrics, db, sqs, ...(notify ? { notify } : {}) };
+}
+
+/**
+ * What ingest and the sender build the same way: the base, the WeCom client and token cache, the lanes, and the
+ * message store — which queues a status webhook job whenever it writes an outcome (lib/notify `notifyOnStatus`).
+ */
+export async function buildCommonDeps(
+  service: string,
+  opts: RuntimeOptions,
+  /** Builds the WeCom client; `userAgent` names the function to WeCom (and to a proxy or the simulator). */
+  wecomFor: (env: GatewayEnv, userAgent: string) => WecomClient,
+  tokenOpts: Pick<TokenCacheOptions, 'maxWaitMs'> = {},
+): Promise<Shared> {
+  const base = await buildBase(service, opts, () => readEnv());
+  const { env, db, metrics, configSource } = base;
   const wecom = wecomFor(env, `wecom-gateway/${service}`);
   const tokens = new TokenCache(new DynamoTokenStore(db, env.tableName), wecom, {
     ...tokenOpts,
@@ -89,15 +132,23 @@ export async function buildCommonDeps(
     ...(opts.tokenBackoff ? { backoff: opts.tokenBackoff } : {}),
     onFetch: () => metrics.count('GetTokenCalls'),
   });
+  const onStatus = base.notify
+    ? notifyOnStatus({
+        // Read on every status: the config source swaps in a re-read config.
+        get config() {
+          return configSource.current;
+        },
+        queue: base.notify,
+        logger: base.logger,
+        metrics,
+      })
+    : undefined;
+  if (!onStatus) base.logger.warn('no notify queue configured: status webhooks are not sent');
   return {
-    env,
-    configSource,
-    logger,
-    metrics,
+    ...base,
     tokens,
     wecom,
-    db,
-    messages: new DynamoMessageStore(db, env.tableName),
-    queue: new SqsMessageQueue(createSqsClient(`wecom-gateway/${service}`), env.queueUrls),
+    messages: new DynamoMessageStore(db, env.tableName, Date.now, onStatus),
+    queue: new SqsMessageQueue(base.sqs, env.queueUrls),
   };
 }

@@ -62,6 +62,8 @@ export async function processBatch(
           id: s.record.id,
           delivery: { at: now, receipt: receiptOf(s.response) },
           expiresAt: s.record.expiresAt,
+          // So the store's status listener can tell the business (a message.sent webhook).
+          origin: s.record,
         })),
       )
       .catch((err: unknown) => {

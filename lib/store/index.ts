@@ -1,5 +1,14 @@
+export { type CardCodeSource, type CardCodeStore, DynamoCardCodeStore } from './card-store.js';
 export { createDocumentClient, type DocClient } from './client.js';
 export { StoreError, StoreRejectedError, StoreUnavailableError } from './errors.js';
+export {
+  DynamoEventStore,
+  type EventPage,
+  type EventStore,
+  InvalidCursorError,
+  type RecordOutcome,
+  type StoredEvent,
+} from './event-store.js';
 export {
   type ClaimResult,
   DynamoIdempotencyStore,
@@ -13,6 +22,7 @@ export {
   type FirstDeliveryItem,
   type MessageStore,
   recentEvents,
+  type StatusListener,
 } from './message-store.js';
 export { type AppPause, DynamoPauseStore, type PauseStore } from './pause-store.js';
 export {
@@ -22,3 +32,4 @@ export {
   type QuotaUsageListener,
 } from './quota-store.js';
 export { DynamoTokenStore } from './token-store.js';
+export { DynamoWebhookLog, type WebhookAttempt, type WebhookLog } from './webhook-store.js';

@@ -11,8 +11,18 @@
  * | quota counter   | QUOTA#<app>#<scope>#<window index>          | Q       |
  * | member counter  | QUOTA#<app>#member#<userid>#<hour index>    | Q       |
  * | app pause       | PAUSE#<app>                                 | PAUSE   |
+ * | callback claim  | CALLBACK#<app>#<event id>                   | CALLBACK |
+ * | event (feed)    | EVENTS#<app>#<UTC month received, YYYY-MM>  | <received at, ISO>#<event id> |
+ * | message's event | MSG#<id>                                    | EVENT#<received at>#<event id> |
+ * | webhook attempt | MSG#<id>                                    | HOOK#<at>#<webhook id>#<attempt> |
  *
- * Every item but message records carries `expiresAt`; messages get it from the retention setting.
+ * Every item carries `expiresAt`: messages, their events and attempts from the retention setting, the rest from
+ * their own lifetime. An event id is the callback's dedupe key (lib/callback `dedupeKey`: `msg:<MsgId>` or
+ * `evt:<hash>`), so a callback WeCom retries finds its claim. The feed is split by month, so a page over the
+ * retention period (30 days by default) is one or two Queries; the sort key orders it by arrival for
+ * `GET /v1/events?since=`. A message's events and
+ * attempts share its partition: one Query each lists them, newest first. Template-card records are also in the
+ * `byTask` index (lib/resources `TABLE.taskIndex`) under `taskKey`.
  */
 export const ATTR = {
   pk: 'pk',
@@ -33,7 +43,26 @@ export const keys = {
     sk: 'Q',
   }),
   pause: (app: string) => ({ pk: `PAUSE#${app}`, sk: 'PAUSE' }),
+  callbackClaim: (app: string, eventId: string) => ({ pk: `CALLBACK#${app}#${eventId}`, sk: 'CALLBACK' }),
+  feedEvent: (app: string, receivedAt: string, eventId: string) => ({
+    pk: feedPartition(app, receivedAt.slice(0, 7)),
+    sk: `${receivedAt}#${eventId}`,
+  }),
+  messageEvent: (messageId: string, receivedAt: string, eventId: string) => ({
+    pk: `MSG#${messageId}`,
+    sk: `${MESSAGE_EVENT_PREFIX}${receivedAt}#${eventId}`,
+  }),
+  webhookAttempt: (messageId: string, at: string, webhookId: string, attempt: number) => ({
+    pk: `MSG#${messageId}`,
+    sk: `${WEBHOOK_ATTEMPT_PREFIX}${at}#${webhookId}#${String(attempt).padStart(3, '0')}`,
+  }),
 } as const;
+
+/** The feed partition of an app's events received in one UTC month (`YYYY-MM`). */
+export const feedPartition = (app: string, month: string): string => `EVENTS#${app}#${month}`;
+/** Sort-key prefixes of the items that share a message's partition with its record (sk `MSG`). */
+export const MESSAGE_EVENT_PREFIX = 'EVENT#';
+export const WEBHOOK_ATTEMPT_PREFIX = 'HOOK#';
 
 /** DynamoDB TTL deletes late (typically within days), so every read treats an expired item as absent. */
 export const isExpired = (item: { expiresAt?: number } | undefined, nowMs: number): boolean =>

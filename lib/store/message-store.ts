@@ -3,8 +3,11 @@ import {
   type FirstDelivery,
   type MessageEvent,
   type MessageRecord,
+  newRecord,
   PENDING_STATUSES,
+  type RecordOrigin,
   type StatusChange,
+  type TransitionName,
   withFirstDelivery,
 } from '#lib/model/index.js';
 import { conditionalWrite, type DocClient, portClient } from './client.js';
@@ -47,6 +50,14 @@ export interface MessageStore {
   claimCopy(id: string, generation: number): Promise<boolean>;
 }
 
+/**
+ * Told of every status the store writes, with the record as written: the one place the lifecycle's outcomes
+ * leave the store (the notify queue's webhooks). First deliveries (`putFirstDeliveries` with their origin) count as
+ * `send`.
+ * It must not throw: the status is written either way (a listener that fails logs and counts its failure).
+ */
+export type StatusListener = (record: MessageRecord, transition: TransitionName) => Promise<void>;
+
 export interface BatchCreateResult {
   unwritten: string[];
   /** Subset of `unwritten`: refused by DynamoDB as too large (400 KB); sent again it fails again. */
@@ -59,6 +70,8 @@ export interface FirstDeliveryItem {
   delivery: FirstDelivery;
   /** Epoch seconds; the record's `expiresAt`. */
   expiresAt: number;
+  /** What the message was accepted as (its queue body): lets the status listener hear of the `sent`. */
+  origin?: RecordOrigin;
 }
 
 /** The events a client is shown (the record itself holds at most about 45: lib/model `changes`). */
@@ -76,6 +89,7 @@ export class DynamoMessageStore implements MessageStore {
     db: DocClient,
     private readonly tableName: string,
     private readonly now: () => number = Date.now,
+    private readonly onStatus?: StatusListener,
   ) {
     this.db = portClient(db);
   }
@@ -138,13 +152,26 @@ export class DynamoMessageStore implements MessageStore {
     return { unwritten, tooLarge };
   }
 
-  putFirstDeliveries(deliveries: FirstDeliveryItem[]): Promise<string[]> {
-    return this.batchPut(
+  async putFirstDeliveries(deliveries: FirstDeliveryItem[]): Promise<string[]> {
+    const unwritten = await this.batchPut(
       deliveries.map((d) => ({
         id: d.id,
         item: { ...keys.firstDelivery(d.id), ...d.delivery, expiresAt: d.expiresAt },
       })),
     );
+    if (this.onStatus) {
+      const missed = new Set(unwritten);
+      await Promise.all(
+        deliveries
+          .filter((d) => d.origin && !missed.has(d.id))
+          .map((d) => this.tell(withFirstDelivery(newRecord(d.origin as RecordOrigin), d.delivery), 'send')),
+      );
+    }
+    return unwritten;
+  }
+
+  private async tell(record: MessageRecord, transition: TransitionName): Promise<void> {
+    await this.onStatus?.(record, transition).catch(() => undefined);
   }
 
   /**
@@ -220,9 +247,14 @@ export class DynamoMessageStore implements MessageStore {
           ConditionExpression: condition,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
+          // The listener gets the record as written, in the same request (no read after the write).
+          ...(this.onStatus ? { ReturnValues: 'ALL_NEW' as const } : {}),
         }),
       ),
     );
+    if (written && this.onStatus && written.Attributes) {
+      await this.tell(stripKeys(written.Attributes), c.transition);
+    }
     return written !== undefined;
   }
 }

@@ -20,6 +20,8 @@ export interface WecomApi {
   getToken(corpId: string, secret: string): Promise<TokenResponse>;
   send(accessToken: string, body: Record<string, unknown>): Promise<SendResponse>;
   recall(accessToken: string, msgid: string): Promise<void>;
+  /** `message/update_template_card` (path/94945): the body carries the single-use response_code. */
+  updateTemplateCard(accessToken: string, body: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,15 @@ export class WecomClient implements WecomApi {
     await this.call('message/recall', 'POST', this.withToken('/cgi-bin/message/recall', accessToken), {
       msgid,
     });
+  }
+
+  async updateTemplateCard(accessToken: string, body: Record<string, unknown>): Promise<void> {
+    await this.call(
+      'message/update_template_card',
+      'POST',
+      this.withToken('/cgi-bin/message/update_template_card', accessToken),
+      body,
+    );
   }
 
   close(): Promise<void> {

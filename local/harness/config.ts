@@ -4,7 +4,17 @@
  */
 import type { GatewayConfig } from '#lib/config/index.js';
 import { QUOTA_DEFAULTS } from '#lib/config/index.js';
+import { WEBHOOK_EVENT_TYPES } from '#lib/webhooks/payloads.js';
 import type { DevKey } from '#local/dev-config.js';
+
+/** Every test app's callback settings (as WeCom's admin console shows them) and webhook signing secret. */
+export const TEST_CALLBACK = {
+  token: 'Vz3kqT9bLmXr',
+  encodingAESKey: 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG',
+} as const;
+/** The corp of every test app. */
+export const TEST_CORP_ID = 'wwtest00000000001';
+export const TEST_WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 /** A config with app `ops` (and optionally more) and one key for all of them. */
 export function testConfig(
@@ -14,6 +24,8 @@ export function testConfig(
     quota?: Partial<GatewayConfig['apps'][string]['quota']>;
     /** Per app (by name): delivery settings (budget, configuration-error hold, duplicate-check interval). */
     delivery?: Record<string, NonNullable<GatewayConfig['apps'][string]['delivery']>>;
+    /** Overrides of every app's webhook block (e.g. a default `url`, an `events` filter). */
+    webhook?: Partial<NonNullable<GatewayConfig['apps'][string]['webhook']>>;
   } = {},
 ): GatewayConfig {
   const names = opts.apps ?? ['ops'];
@@ -22,11 +34,18 @@ export function testConfig(
       names.map((name, i) => [
         name,
         {
-          corpId: 'wwtest00000000001',
+          corpId: TEST_CORP_ID,
           agentId: 1000002 + i,
           secret: `secret-${name}-0123456789`,
           quota: { ...QUOTA_DEFAULTS, ...opts.quota },
           ...(opts.delivery?.[name] ? { delivery: opts.delivery[name] } : {}),
+          callback: { ...TEST_CALLBACK },
+          webhook: {
+            secrets: [TEST_WEBHOOK_SECRET],
+            allowedPorts: [],
+            events: [...WEBHOOK_EVENT_TYPES],
+            ...opts.webhook,
+          },
         },
       ]),
     ),

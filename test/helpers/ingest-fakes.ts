@@ -7,6 +7,8 @@ import { createLogger, Metrics } from '#lib/observability/index.js';
 import { type MessageQueue, QueueUnavailableError } from '#lib/queue/index.js';
 import type { LaneName } from '#lib/resources/index.js';
 import {
+  type CardCodeSource,
+  type CardCodeStore,
   type ClaimResult,
   type IdempotencyEntry,
   type IdempotencyStore,
@@ -60,6 +62,33 @@ export class FakeMessageStore implements MessageStore {
     const changed = r && applyChange(r, c);
     if (changed) this.records.set(id, changed);
     return changed !== undefined;
+  }
+}
+
+/** Card response codes on the fake records, as the DynamoDB adapter keeps them (lib/store card-store.ts). */
+export class FakeCardCodes implements CardCodeStore {
+  constructor(private readonly messages: FakeMessageStore) {}
+  async save(id: string, code: string, at: string) {
+    const r = this.messages.records.get(id);
+    if (r && (!r.cardCode || r.cardCode.at <= at)) r.cardCode = { code, at };
+  }
+  async take(id: string, source: CardCodeSource, code: string) {
+    const r = this.messages.records.get(id);
+    if (!r) return false;
+    if (source === 'event') {
+      if (r.cardCode?.code !== code) return false;
+      delete r.cardCode;
+      return true;
+    }
+    if (r.sendCodeSpent || r.wecom?.response_code !== code) return false;
+    r.sendCodeSpent = true;
+    return true;
+  }
+  async restore(id: string, source: CardCodeSource, code: string, at: string) {
+    const r = this.messages.records.get(id);
+    if (!r) return;
+    if (source === 'event') await this.save(id, code, at);
+    else if (r.wecom?.response_code === code) delete r.sendCodeSpent;
   }
 }
 
@@ -146,6 +175,8 @@ export interface FakeIngest {
   queue: FakeQueue;
   idempotency: FakeIdempotencyStore;
   recalls: string[];
+  /** Bodies sent to WeCom's update_template_card. */
+  cardUpdates: Record<string, unknown>[];
   /** gettoken calls made through the deps' real TokenCache (tokens are `t0`, `t1`, …). */
   tokenFetches: () => number;
   logs: string[];
@@ -158,6 +189,7 @@ export function fakeIngest(
     urlGuard?: UrlGuard;
     now?: () => number;
     wecomRecall?: (token: string, msgid: string) => Promise<void>;
+    wecomUpdateCard?: (token: string, body: Record<string, unknown>) => Promise<void>;
   } = {},
 ): FakeIngest {
   const messages = new FakeMessageStore();
@@ -169,10 +201,15 @@ export function fakeIngest(
   const tokens = new TokenCache(new InMemoryTokenStore(Date.now), {
     getToken: async () => ({ access_token: `t${fetches++}`, expires_in: 7200 }),
   });
-  const wecom: Pick<WecomApi, 'recall'> = {
+  const cardUpdates: Record<string, unknown>[] = [];
+  const wecom: Pick<WecomApi, 'recall' | 'updateTemplateCard'> = {
     recall: async (token, msgid) => {
       recalls.push(`${token}:${msgid}`);
       await opts.wecomRecall?.(token, msgid);
+    },
+    updateTemplateCard: async (token, body) => {
+      cardUpdates.push(body);
+      await opts.wecomUpdateCard?.(token, body);
     },
   };
   const deps: IngestDeps = {
@@ -182,6 +219,9 @@ export function fakeIngest(
     queue,
     logger: createLogger({ service: 'test' }, { write: (line) => logs.push(line) }),
     metrics: new Metrics('test', () => undefined),
+    events: { listByApp: async () => ({ events: [] }), listByMessage: async () => [] },
+    webhooks: { listAttempts: async () => [] },
+    cards: new FakeCardCodes(messages),
     tokens,
     pauses: { get: async () => undefined },
     quotaUsage: { usage: async () => [] },
@@ -189,7 +229,7 @@ export function fakeIngest(
     urlGuard: opts.urlGuard ?? { assertSafe: async () => undefined },
     ...(opts.now ? { now: opts.now } : {}),
   };
-  return { deps, messages, queue, idempotency, recalls, tokenFetches: () => fetches, logs };
+  return { deps, messages, queue, idempotency, recalls, cardUpdates, tokenFetches: () => fetches, logs };
 }
 
 /** The `ops-key` API key of {@link fakeConfig}: may write, read and recall for app `ops`. */

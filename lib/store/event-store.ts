@@ -1,0 +1,257 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CallbackEvent } from '#lib/callback/index.js';
+import { taskKeyOf } from '#lib/model/index.js';
+import { TABLE } from '#lib/resources/index.js';
+import { conditionalWrite, type DocClient, portClient } from './client.js';
+import { feedPartition, isExpired, keys, MESSAGE_EVENT_PREFIX } from './keys.js';
+
+/** A WeCom callback event as the gateway keeps it. */
+export interface StoredEvent {
+  /** Its dedupe key (lib/callback `dedupeKey`): the same for every retry of one callback. */
+  id: string;
+  app: string;
+  /** When the first copy arrived (ISO 8601). */
+  receivedAt: string;
+  /** The message it is tied to (a card's task_id), if any. */
+  messageId?: string;
+  /** The parsed event, without a card's response_code. */
+  event: CallbackEvent;
+}
+
+export type RecordOutcome =
+  | { outcome: 'stored' }
+  /** Stored before (a retry of the callback): the first copy, and whether its webhook job was queued. */
+  | { outcome: 'duplicate'; first: StoredEvent; notified: boolean };
+
+export interface EventPage {
+  events: StoredEvent[];
+  /** Pass as `cursor` for the next page; absent when the feed has nothing more now. */
+  cursor?: string;
+}
+
+/** Port: received WeCom events and the card index. */
+export interface EventStore {
+  /**
+   * Stores an event once per (app, id), however often WeCom retries the callback: a conditional claim, then the
+   * event in the app's feed and, when tied to a message, in the message's partition. A retry finds the claim and
+   * writes the same items again (idempotent puts), which completes a first attempt that failed half-way.
+   */
+  record(event: StoredEvent, expiresAt: number): Promise<RecordOutcome>;
+  /** Notes on the claim that the event's webhook job is queued, so a retried callback does not queue it again. */
+  markNotified(app: string, id: string): Promise<void>;
+  /** The message a template card's task_id belongs to (the newest, should a client have reused a task_id). */
+  findMessageByTask(app: string, taskId: string): Promise<string | undefined>;
+  /** An app's events received since `since` (ISO 8601), oldest first, `limit` at most. */
+  listByApp(
+    app: string,
+    since: string,
+    opts: { limit: number; cursor?: string; now: number },
+  ): Promise<EventPage>;
+  /** A message's events, newest first. */
+  listByMessage(messageId: string, limit: number): Promise<StoredEvent[]>;
+}
+
+/** The bad cursor a client sent back (it is opaque to them): the HTTP layer answers 400. */
+export class InvalidCursorError extends Error {
+  override readonly name = 'InvalidCursorError';
+  readonly code = 'invalid_cursor';
+}
+
+/** Months of feed partitions one page request looks at before handing back a cursor (retention is ≤ 10 years). */
+const MAX_MONTHS_PER_PAGE = 13;
+
+/** `YYYY-MM` of an ISO 8601 time. */
+const monthOf = (iso: string): string => iso.slice(0, 7);
+const nextMonth = (month: string): string => {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
+};
+
+interface EventItem {
+  id: string;
+  app: string;
+  receivedAt: string;
+  messageId?: string;
+  /** JSON: WeCom's XML may hold any element name, and a string keeps every value exactly as parsed. */
+  event: string;
+  expiresAt: number;
+}
+
+const toItem = (e: StoredEvent, expiresAt: number): EventItem => ({
+  id: e.id,
+  app: e.app,
+  receivedAt: e.receivedAt,
+  ...(e.messageId !== undefined ? { messageId: e.messageId } : {}),
+  event: JSON.stringify(e.event),
+  expiresAt,
+});
+
+const fromItem = (item: Record<string, unknown>): StoredEvent => ({
+  id: String(item.id),
+  app: String(item.app),
+  receivedAt: String(item.receivedAt),
+  ...(typeof item.messageId === 'string' ? { messageId: item.messageId } : {}),
+  event: JSON.parse(String(item.event)) as CallbackEvent,
+});
+
+export class DynamoEventStore implements EventStore {
+  private readonly db: DocClient;
+
+  constructor(
+    db: DocClient,
+    private readonly tableName: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.db = portClient(db);
+  }
+
+  async record(event: StoredEvent, expiresAt: number, retries = 1): Promise<RecordOutcome> {
+    const item = toItem(event, expiresAt);
+    const claimed = await conditionalWrite(
+      this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...keys.callbackClaim(event.app, event.id), ...item },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      ),
+    );
+    if (claimed) {
+      await this.putCopies(item);
+      return { outcome: 'stored' };
+    }
+    const out = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keys.callbackClaim(event.app, event.id),
+        ConsistentRead: true,
+      }),
+    );
+    // The claim was deleted between the two requests (it expired): claim again, once.
+    if (!out.Item) {
+      if (retries > 0) return this.record(event, expiresAt, retries - 1);
+      throw new Error('callback claim keeps disappearing between claim and read');
+    }
+    const first = out.Item as EventItem & { notified?: boolean };
+    await this.putCopies(first);
+    return { outcome: 'duplicate', first: fromItem(out.Item), notified: first.notified === true };
+  }
+
+  /** The feed item and the message's item: plain puts of the same content, safe to repeat. */
+  private async putCopies(item: EventItem): Promise<void> {
+    const { pk: _pk, sk: _sk, notified: _n, ...content } = item as EventItem & Record<string, unknown>;
+    const writes = [keys.feedEvent(item.app, item.receivedAt, item.id)];
+    if (item.messageId) writes.push(keys.messageEvent(item.messageId, item.receivedAt, item.id));
+    await Promise.all(
+      writes.map((key) =>
+        this.db.send(new PutCommand({ TableName: this.tableName, Item: { ...key, ...content } })),
+      ),
+    );
+  }
+
+  async markNotified(app: string, id: string): Promise<void> {
+    await conditionalWrite(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.callbackClaim(app, id),
+          UpdateExpression: 'SET notified = :yes',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':yes': true },
+        }),
+      ),
+    );
+  }
+
+  async findMessageByTask(app: string, taskId: string): Promise<string | undefined> {
+    const index = TABLE.taskIndex;
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: '#task = :task',
+        ExpressionAttributeNames: { '#task': index.partitionKey },
+        ExpressionAttributeValues: { ':task': taskKeyOf(app, taskId) },
+        ScanIndexForward: false,
+        Limit: 1,
+      }),
+    );
+    const pk = out.Items?.[0]?.pk;
+    return typeof pk === 'string' && pk.startsWith('MSG#') ? pk.slice(4) : undefined;
+  }
+
+  async listByApp(
+    app: string,
+    since: string,
+    opts: { limit: number; cursor?: string; now: number },
+  ): Promise<EventPage> {
+    let { month, after } = opts.cursor ? decodeCursor(opts.cursor) : { month: monthOf(since), after: since };
+    const thisMonth = monthOf(new Date(opts.now).toISOString());
+    const events: StoredEvent[] = [];
+    for (let months = 0; month <= thisMonth; months++) {
+      if (months === MAX_MONTHS_PER_PAGE) return { events, cursor: encodeCursor(month, after) };
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk > :after',
+          ExpressionAttributeValues: { ':pk': feedPartition(app, month), ':after': after },
+          Limit: opts.limit - events.length,
+          ConsistentRead: true,
+        }),
+      );
+      const items = (out.Items ?? []).filter((i) => !isExpired(i as { expiresAt?: number }, this.now()));
+      events.push(...items.map(fromItem));
+      const last = out.Items?.at(-1)?.sk;
+      if (events.length >= opts.limit || out.LastEvaluatedKey) {
+        return { events, cursor: encodeCursor(month, typeof last === 'string' ? last : after) };
+      }
+      month = nextMonth(month);
+      after = '';
+    }
+    // Caught up: the next page starts after the last event seen (none: the caller asks with `since` again).
+    const last = events.at(-1);
+    return {
+      events,
+      ...(last ? { cursor: encodeCursor(monthOf(last.receivedAt), `${last.receivedAt}#${last.id}`) } : {}),
+    };
+  }
+
+  async listByMessage(messageId: string, limit: number): Promise<StoredEvent[]> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.message(messageId).pk, ':prefix': MESSAGE_EVENT_PREFIX },
+        ScanIndexForward: false,
+        Limit: limit,
+        ConsistentRead: true,
+      }),
+    );
+    return (out.Items ?? []).map(fromItem);
+  }
+}
+
+/** Opaque to clients: where the feed left off (a month partition and a sort key in it). */
+function encodeCursor(month: string, after: string): string {
+  return Buffer.from(JSON.stringify({ m: month, a: after })).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { month: string; after: string } {
+  try {
+    const { m, a } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      m?: unknown;
+      a?: unknown;
+    };
+    if (
+      typeof m === 'string' &&
+      /^\d{4}-(0[1-9]|1[0-2])$/.test(m) &&
+      typeof a === 'string' &&
+      a.length <= 1024
+    ) {
+      return { month: m, after: a };
+    }
+  } catch {
+    // fall through
+  }
+  throw new InvalidCursorError('cursor is not one this API handed out');
+}
