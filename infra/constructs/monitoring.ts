@@ -162,6 +162,15 @@ export class Monitoring extends Construct {
         "the business's receiver is down or rejects our signature. Fix it, then send the jobs back to the notify queue.",
     );
     alarm(
+      'notify-dlq-age',
+      props.notifyDeadLetter.metricApproximateAgeOfOldestMessage({
+        period: FIVE_MINUTES,
+        statistic: Stats.MAXIMUM,
+      }),
+      DLQ_AGE_ALARM_SECONDS,
+      `A dead webhook job has waited in the notify DLQ for over ${DLQ_AGE_ALARM_SECONDS / 86_400} days. SQS deletes it 14 days after it was first queued: send it back to the notify queue before then, or accept the loss.`,
+    );
+    alarm(
       'notify-age',
       props.notifyQueue.metricApproximateAgeOfOldestMessage({
         period: FIVE_MINUTES,

@@ -1,7 +1,12 @@
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#lib/resources/index.js';
-import { DLQ_AGE_ALARM_SECONDS, FAILED_RATE_ALARM_PERCENT } from '../../infra/constructs/monitoring.js';
+import {
+  DLQ_AGE_ALARM_SECONDS,
+  FAILED_RATE_ALARM_PERCENT,
+  LANE_AGE_ALARM_SECONDS,
+  NOTIFY_AGE_ALARM_SECONDS,
+} from '../../infra/constructs/monitoring.js';
 import { METRIC_NAMES, metricsNamespace } from '../../infra/metrics.js';
 import { logicalId, SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } from './synth.js';
 
@@ -53,12 +58,45 @@ describe('Alarms', () => {
     }
   });
 
-  it.each(VARIANTS)('alarms on the age of the oldest message of each lane (%s)', (variant) => {
-    const laneAgeAlarms = alarms(gateways[variant]).filter(
-      (a) => a.MetricName === 'ApproximateAgeOfOldestMessage' && a.Threshold !== DLQ_AGE_ALARM_SECONDS,
-    );
-    expect(laneAgeAlarms).toHaveLength(2);
+  it('alarms on a dead webhook (a message in the notify DLQ) and on a status webhook that could not be queued', () => {
+    const gateway = gateways.default;
+    const notifyDlq = gateway.stack.node.findAll().find((c) => c.node.path.endsWith('/Queues/notify-dlq'));
+    expect(notifyDlq).toBeDefined();
+    gateway.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [
+        { Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(gateway, notifyDlq as never), 'QueueName'] } },
+      ],
+      Threshold: 0,
+    });
+    expect(customAlarm(gateway, 'default', METRIC_NAMES.webhookEnqueueFailed)).toMatchObject({
+      Threshold: 0,
+    });
   });
+
+  it.each(['callback', 'notify'] as const)('alarms on %s errors', (name) => {
+    const gateway = gateways.default;
+    gateway.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(gateway, gateway.stack[name].fn) } }],
+    });
+  });
+
+  it.each(VARIANTS)(
+    'alarms on the age of the oldest message of each lane and of the notify queue (%s)',
+    (variant) => {
+      const queueAgeAlarms = alarms(gateways[variant]).filter(
+        (a) => a.MetricName === 'ApproximateAgeOfOldestMessage' && a.Threshold !== DLQ_AGE_ALARM_SECONDS,
+      );
+      expect(queueAgeAlarms.map((a) => a.Threshold).sort((x, y) => x - y)).toEqual([
+        LANE_AGE_ALARM_SECONDS.high,
+        LANE_AGE_ALARM_SECONDS.normal,
+        NOTIFY_AGE_ALARM_SECONDS,
+      ]);
+    },
+  );
 
   it.each(
     VARIANTS.flatMap((v) => [

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ROUTE } from '#lib/resources/index.js';
-import { SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } from './synth.js';
+import { logicalId, SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } from './synth.js';
 
 describe('HTTP API', () => {
   let gateway: SynthesizedGateway;
@@ -8,24 +8,45 @@ describe('HTTP API', () => {
     gateway = synthGateway({ apiBurstLimit: '50', apiRateLimit: '25' });
   }, SYNTH_TIMEOUT_MS);
 
-  it('routes the v1 endpoints and the catch-all, and only those, to ingest', () => {
+  it('routes the v1 endpoints and the catch-all, and only those: WeCom callbacks to the callback function, the rest to ingest', () => {
     const routes = Object.values(gateway.template.findResources('AWS::ApiGatewayV2::Route'));
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([
       '$default',
       'GET /v1/apps',
       'GET /v1/apps/{app}',
+      'GET /v1/events',
       'GET /v1/health',
       'GET /v1/messages/{id}',
       'GET /v1/openapi.json',
       'GET /v1/push/{sendkey}',
+      'GET /v1/wecom/callback/{app}',
       'POST /v1/hooks/{hook}/{token}',
       'POST /v1/messages',
       'POST /v1/messages/batch',
+      'POST /v1/messages/{id}/card',
       'POST /v1/messages/{id}/recall',
       'POST /v1/push/{sendkey}',
+      'POST /v1/wecom/callback/{app}',
     ]);
-    const integrations = new Set(routes.map((r) => JSON.stringify(r.Properties.Target)));
-    expect(integrations.size).toBe(1);
+    const targetOf = (key: string) =>
+      JSON.stringify(routes.find((r) => r.Properties.RouteKey === key)?.Properties.Target);
+    const callback = new Set(
+      routes
+        .filter((r) => r.Properties.RouteKey.includes('/wecom/'))
+        .map((r) => targetOf(r.Properties.RouteKey)),
+    );
+    const ingest = new Set(
+      routes
+        .filter((r) => !r.Properties.RouteKey.includes('/wecom/'))
+        .map((r) => targetOf(r.Properties.RouteKey)),
+    );
+    expect([callback.size, ingest.size]).toEqual([1, 1]);
+    expect([...callback]).not.toEqual([...ingest]);
+    const integrations = gateway.template.findResources('AWS::ApiGatewayV2::Integration');
+    const callbackIntegration = JSON.parse([...callback][0] as string)['Fn::Join'][1][1].Ref as string;
+    expect(JSON.stringify(integrations[callbackIntegration]?.Properties.IntegrationUri)).toContain(
+      logicalId(gateway, gateway.stack.callback.fn),
+    );
   });
 
   it("sends whatever no route matches to the ingest function ($default), not to API Gateway's own 404", () => {

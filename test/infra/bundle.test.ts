@@ -1,12 +1,12 @@
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { FUNCTIONS } from '#lib/resources/index.js';
+import { FUNCTIONS, type FunctionId } from '#lib/resources/index.js';
 import { esbuildOptionsFor, HOUSE_BUNDLING } from '../../infra/constructs/bundling.js';
 
-/** The sender's bundle as CDK builds it, in memory. */
-async function bundleSender() {
+/** A function's bundle as CDK builds it, in memory. */
+async function bundle(id: FunctionId) {
   const result = await build({
-    ...esbuildOptionsFor(FUNCTIONS.sender.entry),
+    ...esbuildOptionsFor(FUNCTIONS[id].entry),
     write: false,
     metafile: true,
     logLevel: 'silent',
@@ -16,20 +16,37 @@ async function bundleSender() {
 }
 
 describe('function bundles', () => {
-  it("leave out undici's experimental Milo parser and nothing else of undici's relative imports", async () => {
-    const { js, inputs } = await bundleSender();
-    expect(inputs.filter((p) => p.includes('undici/lib/milo/'))).toEqual([]);
-    // The default parser (llhttp, both wasm builds) is in.
-    expect(inputs).toEqual(
-      expect.arrayContaining([
-        expect.stringContaining('undici/lib/llhttp/llhttp_simd-wasm.js'),
-        expect.stringContaining('undici/lib/llhttp/llhttp-wasm.js'),
-      ]),
+  // The sender (WeCom) and notify (webhooks) both carry undici.
+  it.each(['sender', 'notify'] as const)(
+    "%s: leaves out undici's experimental Milo parser and nothing else of undici's relative imports",
+    async (id) => {
+      const { js, inputs } = await bundle(id);
+      expect(inputs.filter((p) => p.includes('undici/lib/milo/'))).toEqual([]);
+      // The default parser (llhttp, both wasm builds) is in.
+      expect(inputs).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining('undici/lib/llhttp/llhttp_simd-wasm.js'),
+          expect.stringContaining('undici/lib/llhttp/llhttp-wasm.js'),
+        ]),
+      );
+      // Relative module paths left in the bundle (as `require("../x.js")`, minified to any name) would fail in
+      // Lambda: only Milo's may remain, and undici requires those only with UNDICI_USE_MILO.
+      const relative = [...js.matchAll(/[\w$]\("(\.{1,2}\/[^"]+\.(?:js|mjs|cjs|json))"\)/g)].map((m) => m[1]);
+      expect([...new Set(relative)].sort()).toEqual(['../milo/no-simd.js', '../milo/simd.js']);
+    },
+    60_000,
+  );
+
+  it('keeps undici and the XML parser out of ingest, and undici out of the callback function', async () => {
+    const ingest = await bundle('ingest');
+    const callback = await bundle('callback');
+
+    expect(ingest.inputs.filter((p) => /node_modules\/(undici|fast-xml-parser)\//.test(p))).toEqual([]);
+    expect(callback.inputs.filter((p) => p.includes('node_modules/undici/'))).toEqual([]);
+    // The callback function does parse XML, with the parser lib/callback configures.
+    expect(callback.inputs).toEqual(
+      expect.arrayContaining([expect.stringContaining('node_modules/fast-xml-parser/')]),
     );
-    // Relative module paths left in the bundle (as `require("../x.js")`, minified to any name) would fail in
-    // Lambda: only Milo's may remain, and undici requires those only with UNDICI_USE_MILO.
-    const relative = [...js.matchAll(/[\w$]\("(\.{1,2}\/[^"]+\.(?:js|mjs|cjs|json))"\)/g)].map((m) => m[1]);
-    expect([...new Set(relative)].sort()).toEqual(['../milo/no-simd.js', '../milo/simd.js']);
   }, 60_000);
 
   it('keep the external list to credential sources Lambda never reaches and the Milo parser', () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { callsWecom, ENV, FUNCTIONS, type FunctionId } from '#lib/resources/index.js';
+import { callsWecom, ENV, FUNCTIONS, type FunctionId, TABLE } from '#lib/resources/index.js';
 import type { GatewayFunction } from '../../infra/constructs/gateway-function.js';
 import {
   actionsOf,
@@ -25,10 +25,17 @@ describe('IAM least privilege', () => {
     const [table] = Object.keys(gateway.template.findResources('AWS::DynamoDB::GlobalTable'));
     const [secret] = Object.keys(gateway.template.findResources('AWS::SecretsManager::Secret'));
     const lanes = stack.node.findAll().filter((c) => /\/Queues\/(high|normal)$/.test(c.node.path));
+    const queue = (id: string) => {
+      const found = stack.node.findAll().find((c) => c.node.path.endsWith(`/Queues/${id}`));
+      return arnOf(logicalId(gateway, found as never));
+    };
     return {
       table: arnOf(table as string),
+      taskIndex: { 'Fn::Join': ['', [arnOf(table as string), `/index/${TABLE.taskIndex.name}`]] },
       secret: { Ref: secret as string },
       lanes: lanes.map((q) => arnOf(logicalId(gateway, q))),
+      notify: queue('notify'),
+      notifyDlq: queue('notify-dlq'),
       logGroup: (fn: GatewayFunction) => arnOf(logicalId(gateway, fn.logGroup)),
     };
   };
@@ -41,7 +48,7 @@ describe('IAM least privilege', () => {
     }
   });
 
-  it('lets ingest read, write and delete items, enqueue, and read the config — nothing else', () => {
+  it('lets ingest read, write, delete and query items, enqueue, and read the config — nothing else', () => {
     expect(new Set(actionsOf(statements(gateway.stack.ingest)))).toEqual(
       new Set([
         'logs:CreateLogStream',
@@ -52,17 +59,61 @@ describe('IAM least privilege', () => {
         'dynamodb:UpdateItem',
         'dynamodb:DeleteItem',
         'dynamodb:BatchWriteItem',
+        'dynamodb:Query',
         'sqs:SendMessage',
         'secretsmanager:GetSecretValue',
       ]),
     );
   });
 
-  it('does not let ingest scan the table, nor change message visibility', () => {
+  it('does not let ingest scan the table, query the card index, nor change message visibility', () => {
     // Query only reads the one partition it names (a record and its first delivery), like GetItem; Scan reads all.
     const actions = actionsOf(statements(gateway.stack.ingest));
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions).not.toContain('sqs:ChangeMessageVisibility');
+    expect(distinct(resourcesOf(statements(gateway.stack.ingest)))).not.toContain(
+      JSON.stringify(ids().taskIndex),
+    );
+  });
+
+  it('lets the callback function write events, query only the card index, and queue webhooks', () => {
+    const callback = statements(gateway.stack.callback);
+    const { table, taskIndex, secret, notify, logGroup } = ids();
+
+    expect(new Set(actionsOf(callback))).toEqual(
+      new Set([
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:Query',
+        'sqs:SendMessage',
+        'secretsmanager:GetSecretValue',
+      ]),
+    );
+    expect(
+      callback.filter((st) => actionsOf([st]).includes('dynamodb:Query')).flatMap((st) => resourcesOf([st])),
+    ).toEqual([taskIndex]);
+    expect(distinct(resourcesOf(callback))).toEqual(
+      distinct([table, taskIndex, secret, notify, logGroup(gateway.stack.callback)]),
+    );
+  });
+
+  it('lets notify never send to its own queue (no loop): only to its DLQ', () => {
+    const notify = statements(gateway.stack.notify);
+    const { notify: queue, notifyDlq } = ids();
+    const sends = notify.filter((st) => actionsOf([st]).includes('sqs:SendMessage'));
+
+    expect(sends.flatMap((st) => resourcesOf([st]))).toEqual([notifyDlq]);
+    expect(
+      actionsOf(notify.filter((st) => JSON.stringify(resourcesOf([st])).includes(JSON.stringify(queue)))),
+    ).not.toContain('sqs:SendMessage');
+    expect(
+      actionsOf(notify)
+        .filter((a) => a.startsWith('dynamodb:'))
+        .sort(),
+    ).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
   });
 
   it('gives the sender only item actions, lane consume/send/visibility, and the config', () => {
@@ -80,15 +131,30 @@ describe('IAM least privilege', () => {
   });
 
   it.each(['ingest', 'sender'] as const)(
-    'scopes the %s policy to the table, lanes, secret and its own logs',
+    'scopes the %s policy to the table, lanes, notify queue, secret and its own logs',
     (name) => {
       const fn = gateway.stack[name];
-      const { table, secret, lanes, logGroup } = ids();
+      const { table, secret, lanes, notify, logGroup } = ids();
       expect(distinct(resourcesOf(statements(fn)))).toEqual(
-        distinct([table, secret, ...lanes, logGroup(fn)]),
+        distinct([table, secret, ...lanes, notify, logGroup(fn)]),
       );
     },
   );
+
+  it('hands callback and notify the notify queue, only notify its DLQ, and neither the lanes', () => {
+    const functions = gateway.template.findResources('AWS::Lambda::Function');
+    const envOf = (fn: GatewayFunction) =>
+      functions[logicalId(gateway, fn.fn)]?.Properties.Environment.Variables as Record<string, unknown>;
+    const callback = envOf(gateway.stack.callback);
+    const notify = envOf(gateway.stack.notify);
+
+    for (const env of [callback, notify, envOf(gateway.stack.ingest), envOf(gateway.stack.sender)]) {
+      expect(env[ENV.notifyQueueUrl]).toEqual({ Ref: expect.stringMatching(/^Queuesnotify[0-9A-F]/) });
+    }
+    expect(notify[ENV.notifyDlqUrl]).toEqual({ Ref: expect.stringMatching(/^Queuesnotifydlq/) });
+    expect(callback).not.toHaveProperty(ENV.notifyDlqUrl);
+    for (const env of [callback, notify]) expect(env).not.toHaveProperty(ENV.queueUrlHigh);
+  });
 
   it.each(['ingest', 'sender'] as const)('hands %s the names of exactly what it was granted', (name) => {
     const fn = gateway.stack[name];

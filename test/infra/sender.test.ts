@@ -11,7 +11,12 @@ describe('Sender function', () => {
     gateway = synthGateway({ senderConcurrency: String(CONCURRENCY) });
   }, SYNTH_TIMEOUT_MS);
 
-  const mappings = () => Object.values(gateway.template.findResources('AWS::Lambda::EventSourceMapping'));
+  const mappings = () =>
+    Object.values(gateway.template.findResources('AWS::Lambda::EventSourceMapping')).filter(
+      (m) =>
+        JSON.stringify(m.Properties.FunctionName) ===
+        JSON.stringify({ Ref: logicalId(gateway, gateway.stack.sender.fn) }),
+    );
 
   it('reserves the concurrency given in context', () => {
     const sender =
