@@ -52,11 +52,12 @@ describe('the import graph', () => {
     expect(show(LIB)).toContain('lib/sender/service.ts → lib/model/index.js');
   });
 
-  it('keeps the two features apart: lib/ingest never imports lib/sender, nor the reverse', () => {
+  it('keeps the features apart: ingest, sender, receipts (callbacks) and notify never import each other', () => {
+    const features = ['lib/ingest', 'lib/sender', 'lib/receipts', 'lib/notify'];
     const crossing = LIB.filter(
       (e) =>
-        (moduleOf(e.file) === 'lib/ingest' && e.target.startsWith('lib/sender')) ||
-        (moduleOf(e.file) === 'lib/sender' && e.target.startsWith('lib/ingest')),
+        features.includes(moduleOf(e.file)) &&
+        features.some((f) => f !== moduleOf(e.file) && e.target.startsWith(`${f}/`)),
     );
     expect(show(crossing)).toEqual([]);
   });
@@ -64,6 +65,12 @@ describe('the import graph', () => {
   it('keeps the operator tools on top: nothing in lib/ but lib/ops imports lib/ops', () => {
     const up = LIB.filter((e) => moduleOf(e.file) !== 'lib/ops' && e.target.startsWith('lib/ops'));
     expect(show(up)).toEqual([]);
+  });
+
+  it("gives ingest and the sender lib/notify's status listener only, not its webhook sender (bundle size)", () => {
+    const shared = ['lib/runtime/shared.ts', 'lib/runtime/ingest.ts', 'lib/runtime/sender.ts'];
+    const edges = LIB.filter((e) => shared.includes(e.file) && e.target.startsWith('lib/notify/'));
+    expect(show(edges)).toEqual(['lib/runtime/shared.ts → lib/notify/emit.js']);
   });
 
   it('keeps lib/ the ground floor: it never imports local/, infra/, functions/, bench/ or test/', () => {
@@ -93,8 +100,8 @@ describe('the import graph', () => {
     expect(show(outside)).toEqual([]);
   });
 
-  it('keeps HTTP out of the domain: lib/ingest, lib/sender and lib/model never import lib/http', () => {
-    const domain = ['lib/ingest', 'lib/sender', 'lib/model', 'lib/messages'];
+  it('keeps HTTP out of the domain: features and formats never import lib/http', () => {
+    const domain = ['lib/ingest', 'lib/sender', 'lib/receipts', 'lib/notify', 'lib/model', 'lib/messages'];
     const http = LIB.filter((e) => domain.includes(moduleOf(e.file)) && e.target.startsWith('lib/http'));
     expect(show(http)).toEqual([]);
   });
