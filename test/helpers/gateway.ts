@@ -29,16 +29,22 @@ export async function startTestGateway(
     delivery?: Record<string, NonNullable<GatewayConfig['apps'][string]['delivery']>>;
     /** More keys next to the test's own (e.g. one made by `wecom-gateway keys create`). */
     extraApiKeys?: GatewayConfig['apiKeys'];
+    /** Every app's webhook block, changed (a default url, an events filter). */
+    webhook?: Partial<NonNullable<GatewayConfig['apps'][string]['webhook']>>;
+    /** Last changes to the config before the stack starts. */
+    configure?: (config: GatewayConfig) => void;
   } = {},
 ): Promise<TestGateway> {
   const devKey = newDevKey();
-  const { quota, apps, delivery, extraApiKeys = [], ...stackOpts } = opts;
+  const { quota, apps, delivery, extraApiKeys = [], webhook, configure, ...stackOpts } = opts;
   const config = testConfig(devKey, {
     ...(quota ? { quota } : {}),
     ...(apps ? { apps } : {}),
     ...(delivery ? { delivery } : {}),
+    ...(webhook ? { webhook } : {}),
   });
   config.apiKeys.push(...extraApiKeys);
+  configure?.(config);
   const stack = await startLocalStack({
     port: 0,
     // The second pass of `npm test` runs this suite against AWS's DynamoDB Local (scripts/test-dynamodb-local.ts).

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_ACCESS } from '#lib/resources/index.js';
-import { startTestGateway, type TestGateway, text } from '#test/helpers/gateway.js';
+import { TEST_CALLBACK, TEST_CORP_ID } from '#local/harness/config.js';
+import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
+import { cardBody } from '#test/helpers/messages-factories.js';
+import {
+  HOOKS_TLS,
+  startWebhookReceiver,
+  type WebhookReceiver,
+  webhookResolver,
+} from '#test/helpers/webhook-receiver.js';
+import { sealCallback, wecomXml } from '#test/helpers/wecom-callback.js';
 
 /**
  * Least privilege must still let the code work: every DynamoDB operation a function is seen making on the wire
@@ -8,17 +17,28 @@ import { startTestGateway, type TestGateway, text } from '#test/helpers/gateway.
  * Likewise every WeCom API a function is seen calling (the simulator logs the caller's user-agent) must be listed
  * there, since that list is what puts a function behind the trusted IP in AWS.
  * The scenario walks the paths that use the less common operations: idempotent replays, recall after WeCom
- * invalidated the token (lock, delete), retries, 45009 pauses, deferrals and first-delivery batch writes.
+ * invalidated the token (lock, delete), retries, 45009 pauses, deferrals and first-delivery batch writes, and
+ * the callback loop: a card press, its webhooks, a card update, the listings, a callback WeCom sends twice.
  */
 describe('IAM grants cover what the functions really call', () => {
   let gw: TestGateway;
+  let receiver: WebhookReceiver;
   beforeAll(async () => {
+    receiver = await startWebhookReceiver();
     gw = await startTestGateway({
-      runtime: { retry: { baseSeconds: 1, capSeconds: 1 }, rateLimitPauseMs: 1_000, deferJitterSeconds: 0 },
+      webhook: { allowedPorts: [receiver.port] },
+      runtime: {
+        retry: { baseSeconds: 1, capSeconds: 1 },
+        rateLimitPauseMs: 1_000,
+        deferJitterSeconds: 0,
+        webhookResolve: webhookResolver().resolve,
+        webhookCa: HOOKS_TLS.cert,
+      },
     });
   });
   afterAll(async () => {
     await gw?.stack.stop();
+    await receiver?.stop();
   });
 
   it('observes only granted DynamoDB operations per function', async () => {
@@ -37,9 +57,38 @@ describe('IAM grants cover what the functions really call', () => {
     const retried = await gw.post('/v1/messages', text('retried then paused', 'perm-2'));
     await gw.waitForStatus(retried.body.id, ['sent'], 30_000);
 
+    const card = await gw.post('/v1/messages', {
+      ...(cardBody('button_interaction', { task_id: undefined }) as object),
+      touser: 'perm-3',
+      callback_url: receiver.url(),
+    });
+    await gw.waitForStatus(card.body.id, ['sent']);
+    const click = await sim.click({ userId: 'perm-3', taskId: card.body.id });
+    expect(click.status).toBe(200);
+    await waitFor(() => receiver.received.some((r) => r.json.type === 'wecom.event'));
+    expect(
+      (await gw.post(`/v1/messages/${card.body.id}/card`, { button: { replace_name: 'ok' } })).status,
+    ).toBe(200);
+    expect((await gw.get(`/v1/messages/${card.body.id}`)).body.webhook_attempts.length).toBeGreaterThan(0);
+    expect((await gw.get('/v1/events?app=ops')).status).toBe(200);
+    const twice = sealCallback(
+      { ...TEST_CALLBACK, corpId: TEST_CORP_ID },
+      wecomXml({
+        FromUserName: 'perm-3',
+        CreateTime: Math.floor(Date.now() / 1000),
+        MsgType: 'event',
+        Event: 'enter_agent',
+      }),
+      { timestamp: Math.floor(Date.now() / 1000) },
+    );
+    const callbackUrl = `${gw.stack.apiUrl}/v1/wecom/callback/ops?${new URLSearchParams(twice.query as Record<string, string>)}`;
+    for (let i = 0; i < 2; i++) {
+      expect((await fetch(callbackUrl, { method: 'POST', body: twice.body })).status).toBe(200);
+    }
+
     const observed = gw.stack.dynamoRequests.counts();
-    for (const fn of ['ingest', 'sender'] as const) {
-      const granted: readonly string[] = FUNCTION_ACCESS[fn].table;
+    for (const fn of ['ingest', 'sender', 'callback', 'notify'] as const) {
+      const granted: readonly string[] = [...FUNCTION_ACCESS[fn].table, ...FUNCTION_ACCESS[fn].taskIndex];
       expect({
         fn,
         ungranted: Object.keys(observed[fn] ?? {}).filter((op) => !granted.includes(op)),
@@ -52,6 +101,9 @@ describe('IAM grants cover what the functions really call', () => {
     expect(observed.ingest).toHaveProperty('DeleteItem');
     expect(observed.sender).toHaveProperty('BatchWriteItem');
     expect(observed.sender).toHaveProperty('DeleteItem');
+    expect(observed.callback).toHaveProperty('Query');
+    expect(observed.callback).toHaveProperty('GetItem');
+    expect(observed.notify).toHaveProperty('UpdateItem');
   });
 
   it('observes only declared WeCom calls per function, so each caller gets the trusted IP', () => {

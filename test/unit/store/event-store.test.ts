@@ -172,14 +172,15 @@ describe('DynamoMessageStore status listener (dynalite)', () => {
   });
   afterAll(() => table.stop());
 
-  it('tells the listener each written status with the record as written, and survives its failure', async () => {
+  it('tells the listener each written status with the record as written (a first delivery as sent), and survives its failure', async () => {
     const told: [string, string, string][] = [];
     const store = new DynamoMessageStore(table.db, table.tableName, Date.now, async (record, transition) => {
       told.push([record.id, transition, record.status]);
       throw new Error('listener broke');
     });
     const queued = messageRecord();
-    const first = messageRecord({ status: 'sent' });
+    const first = messageRecord();
+    const unannounced = messageRecord();
     await store.create(queued);
 
     const moved = await store.transition(
@@ -187,7 +188,12 @@ describe('DynamoMessageStore status listener (dynalite)', () => {
       changes.fail('2026-12-01T08:00:01.000Z', { code: 'x', message: 'y' }),
     );
     const refused = await store.transition(queued.id, changes.recall('2026-12-01T08:00:02.000Z'));
-    await store.putSentBatch([first]);
+    const delivery = { at: '2026-12-01T08:00:03.000Z', receipt: { msgid: 'M1' } };
+    await store.putFirstDeliveries([
+      { id: first.id, delivery, expiresAt: first.expiresAt, origin: first },
+      // Without its origin the store cannot say what was sent: not told.
+      { id: unannounced.id, delivery, expiresAt: unannounced.expiresAt },
+    ]);
 
     expect([moved, refused]).toEqual([true, false]);
     expect(told).toEqual([
