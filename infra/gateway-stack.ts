@@ -86,7 +86,7 @@ export class GatewayStack extends Stack {
     };
 
     this.ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', ...common })
-      .useTable(table, FUNCTION_ACCESS.ingest.table)
+      .useTable(table, FUNCTION_ACCESS.ingest.table, FUNCTION_ACCESS.ingest.indexes)
       .useLanes(queues.lanes, FUNCTION_ACCESS.ingest.lanes)
       .useNotifyQueues(queues, FUNCTION_ACCESS.ingest.notify)
       .useConfigSecret(config.secret);
@@ -118,7 +118,7 @@ export class GatewayStack extends Stack {
 
     // WeCom's callbacks: verified, stored, and a wecom.event webhook queued for card events (SPEC §2).
     this.callback = new GatewayFunction(this, 'Callback', { id: 'callback', ...common })
-      .useTable(table, FUNCTION_ACCESS.callback.table, FUNCTION_ACCESS.callback.taskIndex)
+      .useTable(table, FUNCTION_ACCESS.callback.table, FUNCTION_ACCESS.callback.indexes)
       .useNotifyQueues(queues, FUNCTION_ACCESS.callback.notify)
       .useConfigSecret(config.secret);
 

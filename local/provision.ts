@@ -22,7 +22,14 @@ import {
   SetQueueAttributesCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { localQueueName, QUEUES, type QueueDefinition, type QueueId, TABLE } from '#lib/resources/index.js';
+import {
+  localQueueName,
+  QUEUES,
+  type QueueDefinition,
+  type QueueId,
+  TABLE,
+  TABLE_INDEXES,
+} from '#lib/resources/index.js';
 
 export interface ProvisionClients {
   readonly dynamo: DynamoDBClient;
@@ -55,21 +62,20 @@ export async function provision(clients: ProvisionClients): Promise<ProvisionedR
 }
 
 const ATTRIBUTES = [
-  { AttributeName: TABLE.partitionKey, AttributeType: 'S' as const },
-  { AttributeName: TABLE.sortKey, AttributeType: 'S' as const },
-  { AttributeName: TABLE.taskIndex.partitionKey, AttributeType: 'S' as const },
-  { AttributeName: TABLE.taskIndex.sortKey, AttributeType: 'S' as const },
-];
+  TABLE.partitionKey,
+  TABLE.sortKey,
+  ...TABLE_INDEXES.flatMap((i) => [i.partitionKey, i.sortKey]),
+].map((name) => ({ AttributeName: name, AttributeType: 'S' as const }));
 
-/** The card index (lib/resources `TABLE.taskIndex`), keys only, as the CDK table defines it. */
-const TASK_INDEX: GlobalSecondaryIndex = {
-  IndexName: TABLE.taskIndex.name,
+/** The table's indexes (lib/resources `TABLE_INDEXES`), as the CDK table defines them. */
+const INDEXES: GlobalSecondaryIndex[] = TABLE_INDEXES.map((index) => ({
+  IndexName: index.name,
   KeySchema: [
-    { AttributeName: TABLE.taskIndex.partitionKey, KeyType: 'HASH' },
-    { AttributeName: TABLE.taskIndex.sortKey, KeyType: 'RANGE' },
+    { AttributeName: index.partitionKey, KeyType: 'HASH' },
+    { AttributeName: index.sortKey, KeyType: 'RANGE' },
   ],
-  Projection: { ProjectionType: 'KEYS_ONLY' },
-};
+  Projection: { ProjectionType: index.projection === 'keys' ? 'KEYS_ONLY' : 'ALL' },
+}));
 
 async function ensureTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
   try {
@@ -81,7 +87,7 @@ async function ensureTable(dynamo: DynamoDBClient, tableName: string): Promise<v
           { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
           { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: [TASK_INDEX],
+        GlobalSecondaryIndexes: INDEXES,
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );
@@ -89,13 +95,15 @@ async function ensureTable(dynamo: DynamoDBClient, tableName: string): Promise<v
     if (errorName(err) !== 'ResourceInUseException') throw err;
   }
   const table = await waitActive(dynamo, tableName);
-  // A table made by an older version (a restartable DynamoDB Local keeps its data) lacks the index: add it.
-  if (!table.GlobalSecondaryIndexes?.some((i) => i.IndexName === TASK_INDEX.IndexName)) {
+  // A table made by an older version (a restartable DynamoDB Local keeps its data) lacks an index: add it, one per
+  // UpdateTable as DynamoDB requires.
+  for (const index of INDEXES) {
+    if (table.GlobalSecondaryIndexes?.some((i) => i.IndexName === index.IndexName)) continue;
     await dynamo.send(
       new UpdateTableCommand({
         TableName: tableName,
         AttributeDefinitions: ATTRIBUTES,
-        GlobalSecondaryIndexUpdates: [{ Create: TASK_INDEX }],
+        GlobalSecondaryIndexUpdates: [{ Create: index }],
       }),
     );
     await waitActive(dynamo, tableName);

@@ -9,7 +9,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { callsWecom, ENV, FUNCTIONS, type LaneName, TABLE } from '#lib/resources/index.js';
+import { callsWecom, ENV, FUNCTIONS, type IndexName, type LaneName } from '#lib/resources/index.js';
 import { HOUSE_BUNDLING, HOUSE_RUNTIME, REPO_ROOT } from './bundling.js';
 
 export type FunctionId = keyof typeof FUNCTIONS;
@@ -181,18 +181,18 @@ export class GatewayFunction extends Construct {
   }
 
   /**
-   * Grants exactly `actions` on the table and `indexActions` on the card index (lib/resources `TABLE.taskIndex`,
-   * an ARN of its own), and hands the function the table's name in `TABLE_NAME`.
+   * Grants exactly `actions` on the table and Query on each of `indexes` (lib/resources `TABLE_INDEXES`, ARNs of
+   * their own), and hands the function the table's name in `TABLE_NAME`.
    */
-  useTable(table: ITableV2, actions: readonly TableAction[], indexActions: readonly 'Query'[] = []): this {
+  useTable(table: ITableV2, actions: readonly TableAction[], indexes: readonly IndexName[] = []): this {
     this.role.addToPrincipalPolicy(
       new PolicyStatement({ actions: actions.map((a) => `dynamodb:${a}`), resources: [table.tableArn] }),
     );
-    if (indexActions.length > 0) {
+    if (indexes.length > 0) {
       this.role.addToPrincipalPolicy(
         new PolicyStatement({
-          actions: indexActions.map((a) => `dynamodb:${a}`),
-          resources: [`${table.tableArn}/index/${TABLE.taskIndex.name}`],
+          actions: ['dynamodb:Query'],
+          resources: indexes.map((name) => `${table.tableArn}/index/${name}`),
         }),
       );
     }

@@ -1,7 +1,7 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLE } from '#lib/resources/index.js';
+import { TABLE, TABLE_INDEXES } from '#lib/resources/index.js';
 
 export interface GatewayTableProps {
   /** Production keeps the table (and its data) when the stack or the resource goes away. */
@@ -28,15 +28,13 @@ export class GatewayTable extends Construct {
       encryption: TableEncryptionV2.dynamoOwnedKey(),
       deletionProtection: props.protect,
       removalPolicy: props.removalPolicy,
-      // The card index: a card callback's TaskId → its message (lib/store event-store.ts).
-      globalSecondaryIndexes: [
-        {
-          indexName: TABLE.taskIndex.name,
-          partitionKey: { name: TABLE.taskIndex.partitionKey, type: AttributeType.STRING },
-          sortKey: { name: TABLE.taskIndex.sortKey, type: AttributeType.STRING },
-          projectionType: ProjectionType.KEYS_ONLY,
-        },
-      ],
+      // The card index (a card callback's TaskId → its message) and the events feed (lib/store/event-store.ts).
+      globalSecondaryIndexes: TABLE_INDEXES.map((index) => ({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: index.projection === 'keys' ? ProjectionType.KEYS_ONLY : ProjectionType.ALL,
+      })),
     });
   }
 }

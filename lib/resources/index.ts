@@ -17,8 +17,19 @@ export const TABLE = {
    * only: a card callback's TaskId finds its message with one Query. Eventually consistent, which is plenty — a
    * card is clicked by a person, long after it was sent.
    */
-  taskIndex: { name: 'byTask', partitionKey: 'taskKey', sortKey: 'createdAt' },
+  taskIndex: { name: 'byTask', partitionKey: 'taskKey', sortKey: 'createdAt', projection: 'keys' },
+  /**
+   * Sparse global secondary index over received WeCom events (only their items carry `feedKey` =
+   * `EVENTS#<app>#<month>` and `feedSort` = `<received at>#<event id>`), all attributes: an app's events in the
+   * order they arrived, for `GET /v1/events`. The event item itself is the callback's dedupe claim, so storing a
+   * callback is one conditional write; the index orders it at no extra request.
+   */
+  feedIndex: { name: 'byFeed', partitionKey: 'feedKey', sortKey: 'feedSort', projection: 'all' },
 } as const;
+
+/** The table's global secondary indexes. */
+export const TABLE_INDEXES = [TABLE.taskIndex, TABLE.feedIndex] as const;
+export type IndexName = (typeof TABLE_INDEXES)[number]['name'];
 
 /** The priority lanes (one SQS queue each): a message's `priority` names the lane it travels in. */
 export const LANES = ['high', 'normal'] as const;
@@ -443,7 +454,8 @@ export const FUNCTION_ACCESS = {
     // GetItem: idempotency replay, token, app pauses and quota counters (GET /v1/apps); Query: a record with its
     // first delivery (status), a message's events and webhook attempts.
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-    taskIndex: [],
+    // Query: the events feed (`GET /v1/events`).
+    indexes: ['byFeed'],
     lanes: ['SendMessage'],
     // Recall and card updates answer with WeCom's verdict, so they call WeCom while the client waits;
     // gettoken when no other function has cached the app's token.
@@ -456,7 +468,7 @@ export const FUNCTION_ACCESS = {
     // BatchWriteItem: first deliveries' outcomes, one request per batch; Query: a redelivered message's record with
     // its first delivery.
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-    taskIndex: [],
+    indexes: [],
     // SendMessage: deferred copies; ChangeMessageVisibility: retry backoff. Receive/delete: the event source.
     lanes: ['SendMessage', 'ChangeMessageVisibility'],
     wecom: ['gettoken', 'message/send'],
@@ -465,11 +477,11 @@ export const FUNCTION_ACCESS = {
     notifyDlq: [],
   },
   callback: {
-    // PutItem: the dedupe claim and the event items; GetItem: a retried callback's claim; UpdateItem: the claim's
-    // `notified` mark and the message's newest card response_code.
+    // PutItem: the event (its own dedupe claim) and a tied event's copy in the message's partition; GetItem: a
+    // retried callback's first copy; UpdateItem: its `notified` mark and the message's newest card response_code.
     table: ['GetItem', 'PutItem', 'UpdateItem'],
     // The card index: a card event's task_id → its message.
-    taskIndex: ['Query'],
+    indexes: ['byTask'],
     lanes: [],
     // Only the ingest function updates cards; a callback never waits on WeCom.
     wecom: [],
@@ -480,7 +492,7 @@ export const FUNCTION_ACCESS = {
   notify: {
     // GetItem: the message; PutItem: an attempt; UpdateItem: the message's webhook status.
     table: ['GetItem', 'PutItem', 'UpdateItem'],
-    taskIndex: [],
+    indexes: [],
     lanes: [],
     wecom: [],
     // ChangeMessageVisibility: the retry backoff. Receive/delete: the event source.
@@ -492,7 +504,8 @@ export const FUNCTION_ACCESS = {
   keyof typeof FUNCTIONS,
   {
     table: readonly string[];
-    taskIndex: readonly 'Query'[];
+    /** Indexes it may Query. */
+    indexes: readonly ('byTask' | 'byFeed')[];
     lanes: readonly ('SendMessage' | 'ChangeMessageVisibility')[];
     wecom: readonly WecomCall[];
     notify: readonly ('SendMessage' | 'ChangeMessageVisibility')[];

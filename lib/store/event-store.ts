@@ -32,9 +32,10 @@ export interface EventPage {
 /** Port: received WeCom events and the card index. */
 export interface EventStore {
   /**
-   * Stores an event once per (app, id), however often WeCom retries the callback: a conditional claim, then the
-   * event in the app's feed and, when tied to a message, in the message's partition. A retry finds the claim and
-   * writes the same items again (idempotent puts), which completes a first attempt that failed half-way.
+   * Stores an event once per (app, id), however often WeCom retries the callback: one conditional write of the
+   * event item (the app's feed index orders it by arrival) and, when it is tied to a message, a copy in the
+   * message's partition. A retry finds the item and writes that copy again (an idempotent put), which completes a
+   * first attempt that failed half-way.
    */
   record(event: StoredEvent, expiresAt: number): Promise<RecordOutcome>;
   /** Notes on the claim that the event's webhook job is queued, so a retried callback does not queue it again. */
@@ -56,6 +57,14 @@ export class InvalidCursorError extends Error {
   override readonly name = 'InvalidCursorError';
   readonly code = 'invalid_cursor';
 }
+
+const FEED = TABLE.feedIndex;
+
+/** The feed index's keys of an event item: its app and month, then when it arrived. */
+const feedKeys = (item: EventItem) => ({
+  [FEED.partitionKey]: feedPartition(item.app, item.receivedAt.slice(0, 7)),
+  [FEED.sortKey]: `${item.receivedAt}#${item.id}`,
+});
 
 /** Months of feed partitions one page request looks at before handing back a cursor (retention is ≤ 10 years). */
 const MAX_MONTHS_PER_PAGE = 13;
@@ -107,45 +116,54 @@ export class DynamoEventStore implements EventStore {
 
   async record(event: StoredEvent, expiresAt: number, retries = 1): Promise<RecordOutcome> {
     const item = toItem(event, expiresAt);
+    // The event item is its own dedupe claim: one conditional write stores it, and the feed index orders it.
     const claimed = await conditionalWrite(
       this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...keys.callbackClaim(event.app, event.id), ...item },
+          Item: { ...keys.event(event.app, event.id), ...item, ...feedKeys(item) },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       ),
     );
     if (claimed) {
-      await this.putCopies(item);
+      await this.putMessageCopy(item);
       return { outcome: 'stored' };
     }
     const out = await this.db.send(
       new GetCommand({
         TableName: this.tableName,
-        Key: keys.callbackClaim(event.app, event.id),
+        Key: keys.event(event.app, event.id),
         ConsistentRead: true,
       }),
     );
-    // The claim was deleted between the two requests (it expired): claim again, once.
+    // The item was deleted between the two requests (it expired): claim again, once.
     if (!out.Item) {
       if (retries > 0) return this.record(event, expiresAt, retries - 1);
       throw new Error('callback claim keeps disappearing between claim and read');
     }
     const first = out.Item as EventItem & { notified?: boolean };
-    await this.putCopies(first);
+    // A first attempt that failed after its claim left this copy unwritten: write it (the same content again).
+    await this.putMessageCopy(first);
     return { outcome: 'duplicate', first: fromItem(out.Item), notified: first.notified === true };
   }
 
-  /** The feed item and the message's item: plain puts of the same content, safe to repeat. */
-  private async putCopies(item: EventItem): Promise<void> {
-    const { pk: _pk, sk: _sk, notified: _n, ...content } = item as EventItem & Record<string, unknown>;
-    const writes = [keys.feedEvent(item.app, item.receivedAt, item.id)];
-    if (item.messageId) writes.push(keys.messageEvent(item.messageId, item.receivedAt, item.id));
-    await Promise.all(
-      writes.map((key) =>
-        this.db.send(new PutCommand({ TableName: this.tableName, Item: { ...key, ...content } })),
-      ),
+  /** A tied event's copy in its message's partition (listed with the message): a plain put, safe to repeat. */
+  private async putMessageCopy(item: EventItem): Promise<void> {
+    if (!item.messageId) return;
+    const content: EventItem = {
+      id: item.id,
+      app: item.app,
+      receivedAt: item.receivedAt,
+      messageId: item.messageId,
+      event: item.event,
+      expiresAt: item.expiresAt,
+    };
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keys.messageEvent(item.messageId, item.receivedAt, item.id), ...content },
+      }),
     );
   }
 
@@ -154,7 +172,7 @@ export class DynamoEventStore implements EventStore {
       this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: keys.callbackClaim(app, id),
+          Key: keys.event(app, id),
           UpdateExpression: 'SET notified = :yes',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':yes': true },
@@ -193,15 +211,16 @@ export class DynamoEventStore implements EventStore {
       const out = await this.db.send(
         new QueryCommand({
           TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND sk > :after',
-          ExpressionAttributeValues: { ':pk': feedPartition(app, month), ':after': after },
+          IndexName: FEED.name,
+          KeyConditionExpression: '#feed = :feed AND #sort > :after',
+          ExpressionAttributeNames: { '#feed': FEED.partitionKey, '#sort': FEED.sortKey },
+          ExpressionAttributeValues: { ':feed': feedPartition(app, month), ':after': after },
           Limit: opts.limit - events.length,
-          ConsistentRead: true,
         }),
       );
       const items = (out.Items ?? []).filter((i) => !isExpired(i as { expiresAt?: number }, this.now()));
       events.push(...items.map(fromItem));
-      const last = out.Items?.at(-1)?.sk;
+      const last = out.Items?.at(-1)?.[FEED.sortKey];
       if (events.length >= opts.limit || out.LastEvaluatedKey) {
         return { events, cursor: encodeCursor(month, typeof last === 'string' ? last : after) };
       }

@@ -11,16 +11,16 @@
  * | quota counter   | QUOTA#<app>#<scope>#<window index>          | Q       |
  * | member counter  | QUOTA#<app>#member#<userid>#<hour index>    | Q       |
  * | app pause       | PAUSE#<app>                                 | PAUSE   |
- * | callback claim  | CALLBACK#<app>#<event id>                   | CALLBACK |
- * | event (feed)    | EVENTS#<app>#<UTC month received, YYYY-MM>  | <received at, ISO>#<event id> |
+ * | WeCom event     | CALLBACK#<app>#<event id>                   | CALLBACK |
  * | message's event | MSG#<id>                                    | EVENT#<received at>#<event id> |
  * | webhook attempt | MSG#<id>                                    | HOOK#<at>#<webhook id>#<attempt> |
  *
  * Every item carries `expiresAt`: messages, their events and attempts from the retention setting, the rest from
  * their own lifetime. An event id is the callback's dedupe key (lib/callback `dedupeKey`: `msg:<MsgId>` or
- * `evt:<hash>`), so a callback WeCom retries finds its claim. The feed is split by month, so a page over the
- * retention period (30 days by default) is one or two Queries; the sort key orders it by arrival for
- * `GET /v1/events?since=`. A message's events and
+ * `evt:<hash>`), so the event item is its own claim: a callback WeCom retries finds it. Event items also carry the
+ * keys of the `byFeed` index (lib/resources `TABLE.feedIndex`): `EVENTS#<app>#<UTC month received, YYYY-MM>` and
+ * `<received at, ISO>#<event id>`, an app's events in order of arrival for `GET /v1/events?since=`; split by month,
+ * so a page over the retention period (30 days by default) is one or two Queries. A message's events and
  * attempts share its partition: one Query each lists them, newest first. Template-card records are also in the
  * `byTask` index (lib/resources `TABLE.taskIndex`) under `taskKey`.
  */
@@ -43,11 +43,7 @@ export const keys = {
     sk: 'Q',
   }),
   pause: (app: string) => ({ pk: `PAUSE#${app}`, sk: 'PAUSE' }),
-  callbackClaim: (app: string, eventId: string) => ({ pk: `CALLBACK#${app}#${eventId}`, sk: 'CALLBACK' }),
-  feedEvent: (app: string, receivedAt: string, eventId: string) => ({
-    pk: feedPartition(app, receivedAt.slice(0, 7)),
-    sk: `${receivedAt}#${eventId}`,
-  }),
+  event: (app: string, eventId: string) => ({ pk: `CALLBACK#${app}#${eventId}`, sk: 'CALLBACK' }),
   messageEvent: (messageId: string, receivedAt: string, eventId: string) => ({
     pk: `MSG#${messageId}`,
     sk: `${MESSAGE_EVENT_PREFIX}${receivedAt}#${eventId}`,
@@ -58,7 +54,7 @@ export const keys = {
   }),
 } as const;
 
-/** The feed partition of an app's events received in one UTC month (`YYYY-MM`). */
+/** The feed index partition of an app's events received in one UTC month (`YYYY-MM`). */
 export const feedPartition = (app: string, month: string): string => `EVENTS#${app}#${month}`;
 /** Sort-key prefixes of the items that share a message's partition with its record (sk `MSG`). */
 export const MESSAGE_EVENT_PREFIX = 'EVENT#';

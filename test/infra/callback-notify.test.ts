@@ -55,17 +55,19 @@ describe('Callback and notify functions', () => {
     expect(functionOf(fixed, 'sender')?.Properties).toHaveProperty('VpcConfig');
   });
 
-  it('indexes template-card records by task key, keys only', () => {
+  it('indexes template-card records by task key (keys only) and WeCom events by app and arrival (all)', () => {
     const [table] = Object.values(gateway.template.findResources('AWS::DynamoDB::GlobalTable'));
+    const index = (i: typeof TABLE.taskIndex | typeof TABLE.feedIndex, projection: string) => ({
+      IndexName: i.name,
+      KeySchema: [
+        { AttributeName: i.partitionKey, KeyType: 'HASH' },
+        { AttributeName: i.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: projection },
+    });
     expect(table?.Properties.GlobalSecondaryIndexes).toEqual([
-      {
-        IndexName: TABLE.taskIndex.name,
-        KeySchema: [
-          { AttributeName: TABLE.taskIndex.partitionKey, KeyType: 'HASH' },
-          { AttributeName: TABLE.taskIndex.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'KEYS_ONLY' },
-      },
+      index(TABLE.taskIndex, 'KEYS_ONLY'),
+      index(TABLE.feedIndex, 'ALL'),
     ]);
   });
 });

@@ -32,6 +32,7 @@ describe('IAM least privilege', () => {
     return {
       table: arnOf(table as string),
       taskIndex: { 'Fn::Join': ['', [arnOf(table as string), `/index/${TABLE.taskIndex.name}`]] },
+      feedIndex: { 'Fn::Join': ['', [arnOf(table as string), `/index/${TABLE.feedIndex.name}`]] },
       secret: { Ref: secret as string },
       lanes: lanes.map((q) => arnOf(logicalId(gateway, q))),
       notify: queue('notify'),
@@ -68,12 +69,11 @@ describe('IAM least privilege', () => {
 
   it('does not let ingest scan the table, query the card index, nor change message visibility', () => {
     // Query only reads the one partition it names (a record and its first delivery), like GetItem; Scan reads all.
-    const actions = actionsOf(statements(gateway.stack.ingest));
-    expect(actions).not.toContain('dynamodb:Scan');
-    expect(actions).not.toContain('sqs:ChangeMessageVisibility');
-    expect(distinct(resourcesOf(statements(gateway.stack.ingest)))).not.toContain(
-      JSON.stringify(ids().taskIndex),
-    );
+    const ingest = statements(gateway.stack.ingest);
+    expect(actionsOf(ingest)).not.toContain('dynamodb:Scan');
+    expect(actionsOf(ingest)).not.toContain('sqs:ChangeMessageVisibility');
+    expect(distinct(resourcesOf(ingest))).not.toContain(JSON.stringify(ids().taskIndex));
+    expect(distinct(resourcesOf(ingest))).toContain(JSON.stringify(ids().feedIndex));
   });
 
   it('lets the callback function write events, query only the card index, and queue webhooks', () => {
@@ -134,9 +134,9 @@ describe('IAM least privilege', () => {
     'scopes the %s policy to the table, lanes, notify queue, secret and its own logs',
     (name) => {
       const fn = gateway.stack[name];
-      const { table, secret, lanes, notify, logGroup } = ids();
+      const { table, feedIndex, secret, lanes, notify, logGroup } = ids();
       expect(distinct(resourcesOf(statements(fn)))).toEqual(
-        distinct([table, secret, ...lanes, notify, logGroup(fn)]),
+        distinct([table, secret, ...lanes, notify, logGroup(fn), ...(name === 'ingest' ? [feedIndex] : [])]),
       );
     },
   );

@@ -54,13 +54,13 @@ async function events(
   return res.body.events;
 }
 
-/** Items the callback path writes (claims and feed items), straight from the table. */
+/** Items the callback path writes (events, and their copies in message partitions), straight from the table. */
 async function storedCallbackItems(): Promise<number> {
   const out = await gw.stack.dynamo.send(
     new ScanCommand({
       TableName: gw.stack.resources.tableName,
-      FilterExpression: 'begins_with(pk, :claim) OR begins_with(pk, :feed)',
-      ExpressionAttributeValues: { ':claim': { S: 'CALLBACK#' }, ':feed': { S: 'EVENTS#' } },
+      FilterExpression: 'begins_with(pk, :event) OR begins_with(sk, :copy)',
+      ExpressionAttributeValues: { ':event': { S: 'CALLBACK#' }, ':copy': { S: 'EVENT#' } },
     }),
   );
   return out.Count ?? 0;
