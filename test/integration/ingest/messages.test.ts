@@ -259,6 +259,9 @@ describe('POST /v1/messages: every msgtype, recipients, priorities (sender off)'
         error: null,
         events: [{ at: expect.any(String), type: 'queued' }],
         events_omitted: 0,
+        webhook_status: null,
+        wecom_events: [],
+        webhook_attempts: [],
       });
     });
   });
