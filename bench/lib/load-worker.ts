@@ -29,10 +29,11 @@ interface Outcome {
 async function once(i: number): Promise<Outcome> {
   const started = performance.now();
   try {
-    const body = bodyFor(i);
+    const prepared = spec.requests?.[i % spec.requests.length];
+    const body = prepared ? prepared.body : bodyFor(i);
     const res = await pool.request({
       method: spec.method ?? 'POST',
-      path: spec.path,
+      path: prepared ? prepared.path : spec.path,
       headers,
       ...(body !== undefined ? { body } : {}),
       headersTimeout: timeout,

@@ -16,6 +16,11 @@ export interface LoadSpec {
   readonly headers?: Record<string, string>;
   /** `{{i}}` becomes the request index, `{{m}}` the index modulo `members`. */
   readonly bodyTemplate?: string;
+  /**
+   * Prepared requests instead of `path` and `bodyTemplate`: request i is `requests[i % length]` (each WeCom
+   * callback carries its own signature in the query string, so no template can make them).
+   */
+  readonly requests?: readonly { readonly path: string; readonly body: string }[];
   readonly members?: number;
   readonly mode: 'closed' | 'open';
   /** Sockets in the undici Pool. */

@@ -1,4 +1,5 @@
 import type { Metric } from '../lib/harness.js';
+import { callbackBurst } from './callback.js';
 import { chaos } from './chaos.js';
 import { coldInit } from './cold-init.js';
 import { cost } from './cost.js';
@@ -23,6 +24,7 @@ export const METRICS: readonly Metric[] = [
   senderThroughput,
   isolated,
   e2eLatency,
+  callbackBurst,
   coldInit,
   peakRss,
   chaos,
