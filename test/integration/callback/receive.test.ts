@@ -192,7 +192,10 @@ describe('POST /v1/wecom/callback/{app}', () => {
         'a forged signature',
         () => {
           const s = sealCallback(app, xml(), { timestamp: now() });
-          return { ...s, query: { ...s.query, msg_signature: `${s.query.msg_signature?.slice(0, 39)}0` } };
+          const real = s.query.msg_signature ?? '';
+          // One hex digit changed (always changed: a fixed digit would equal the real one one time in 16).
+          const forged = `${real.slice(0, 39)}${real.endsWith('0') ? '1' : '0'}`;
+          return { ...s, query: { ...s.query, msg_signature: forged } };
         },
         401,
       ],
@@ -234,12 +237,22 @@ describe('POST /v1/wecom/callback/{app}', () => {
       ],
     ];
 
-    it.each(CASES)('%s → %i', async (_, make, status) => {
+    const rows = CASES.map(([name, make, status]) => ({ name, make, status }));
+    it.each(rows)('$name → $status', async ({ make, status }) => {
       const before = await storedCallbackItems();
 
       const res = await post(make() as Sealed);
 
       expect(res.status).toBe(status);
+      expect(await storedCallbackItems()).toBe(before);
+    });
+
+    it('a correctly sealed callback for an app the gateway does not know → 404', async () => {
+      const before = await storedCallbackItems();
+
+      const res = await post(sealCallback(app, xml(), { timestamp: now() }), 'nope');
+
+      expect(res.status).toBe(404);
       expect(await storedCallbackItems()).toBe(before);
     });
   });
