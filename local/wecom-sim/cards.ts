@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type ApiAnswer, apiAnswer as answer, ERRCODE } from './errcodes.js';
 import { SimulatorError } from './errors.js';
-import type { ReceivedMessage } from './types.js';
+import type { ClickRequest, ReceivedMessage } from './types.js';
 
 /**
  * Template cards WeCom has delivered, as far as their interactions go: who got each card (its inbox entries), its
@@ -25,19 +25,6 @@ interface IssuedCode {
   card: SentCard;
   issuedAt: number;
   used: boolean;
-}
-
-/** What `/__sim/click` asked for. */
-export interface ClickRequest {
-  userId: string;
-  taskId?: string;
-  msgid?: string;
-  /** The button, submit or action_menu key; default the card's first callback key. */
-  key?: string;
-  /** `template_card_menu_event` (the card's top-right menu) instead of `template_card_event`. */
-  menu?: boolean;
-  /** Vote/multiple choice answers: question_key → option ids. */
-  selected?: Record<string, string[]>;
 }
 
 /** A click the simulator will post to the app's callback URL. */

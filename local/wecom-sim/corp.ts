@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Cards, type Click, type ClickRequest } from './cards.js';
+import { Cards, type Click } from './cards.js';
 import { answerContacts, type ContactsApi } from './contacts.js';
 import { ALL_MEMBERS_INBOX, Directory, type Resolution } from './directory.js';
 import { DuplicateCheck, type SuppressedDuplicate } from './duplicates.js';
@@ -11,6 +11,7 @@ import { Limits } from './limits.js';
 import { DEFAULT_READINGS, resolveReadings, type SimReadings } from './readings.js';
 import { Tokens } from './tokens.js';
 import type {
+  ClickRequest,
   DroppedMessage,
   FaultPath,
   ReceivedMessage,

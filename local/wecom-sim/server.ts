@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sendCallback } from './callback.js';
-import type { ClickRequest } from './cards.js';
 import { CONTACTS_ROUTES, type ContactsApi } from './contacts.js';
 import { type ApiAnswer, Corp, parseJsonObject } from './corp.js';
 import { parseDirectory } from './directory.js';
@@ -11,7 +10,7 @@ import { ERRCODE, errmsgFor } from './errcodes.js';
 import { InspectionRequestError, SimulatorError } from './errors.js';
 import { Faults, parseFaultKind, parseFaultPath } from './faults.js';
 import { RequestLog } from './request-log.js';
-import type { FaultKind, FaultPath, SimulatorOptions, WecomSimulator } from './types.js';
+import type { ClickRequest, FaultKind, FaultPath, SimulatorOptions, WecomSimulator } from './types.js';
 import { CallbackTargets, clickXml, postEvent, replyXml } from './user.js';
 
 const DEFAULT_LATENCY_MS = 20;

@@ -231,14 +231,9 @@ export interface WecomSimulator {
    * A member presses a button (or an action_menu entry) of a card they received: WeCom's card event, with a fresh
    * response_code, posted to the app's callback URL (`POST /__sim/click`).
    */
-  click(req: {
-    userId: string;
-    taskId?: string;
-    msgid?: string;
-    key?: string;
-    menu?: boolean;
-    selected?: Record<string, string[]>;
-  }): Promise<{ status: number; attempts: number; responseCode: string; eventKey: string; taskId: string }>;
+  click(
+    req: ClickRequest,
+  ): Promise<{ status: number; attempts: number; responseCode: string; eventKey: string; taskId: string }>;
   /** A member sends a text to the app (`POST /__sim/reply`). */
   reply(req: {
     userId: string;
@@ -246,4 +241,17 @@ export interface WecomSimulator {
     agentId?: number;
     corpId?: string;
   }): Promise<{ status: number; attempts: number; msgId: string }>;
+}
+
+/** What `/__sim/click` asked for. */
+export interface ClickRequest {
+  userId: string;
+  taskId?: string;
+  msgid?: string;
+  /** The button, submit or action_menu key; default the card's first callback key. */
+  key?: string;
+  /** `template_card_menu_event` (the card's top-right menu) instead of `template_card_event`. */
+  menu?: boolean;
+  /** Vote/multiple choice answers: question_key → option ids. */
+  selected?: Record<string, string[]>;
 }
