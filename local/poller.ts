@@ -285,20 +285,7 @@ export function senderPollerOptions(
   handler: SqsHandler,
   onError: (err: unknown) => void = () => undefined,
 ): PollerOptions {
-  return {
-    sqs,
-    queueUrl: resources.queueUrls[source.queueId],
-    queueArn: resources.queueArns[source.queueId],
-    region: LOCAL_REGION,
-    batchSize: source.batchSize,
-    maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
-    maxConcurrency: source.maxConcurrency,
-    functionTimeoutSeconds: FUNCTIONS.sender.timeoutSeconds,
-    functionName: 'sender',
-    functionMemoryMb: FUNCTIONS.sender.memoryMb,
-    handler,
-    onError,
-  };
+  return eventSourceOptions(source, resources, sqs, handler, onError);
 }
 
 /** Poller options for the notify queue (lib/resources `NOTIFY_EVENT_SOURCE`), as its event source mapping runs. */
@@ -308,7 +295,17 @@ export function notifyPollerOptions(
   handler: SqsHandler,
   onError: (err: unknown) => void = () => undefined,
 ): PollerOptions {
-  const source = NOTIFY_EVENT_SOURCE;
+  return eventSourceOptions(NOTIFY_EVENT_SOURCE, resources, sqs, handler, onError);
+}
+
+/** An event source mapping (its queue, batching and concurrency) with its function's timeout and memory. */
+function eventSourceOptions(
+  source: EventSourceDefinition | typeof NOTIFY_EVENT_SOURCE,
+  resources: Pick<ProvisionedResources, 'queueUrls' | 'queueArns'>,
+  sqs: SQSClient,
+  handler: SqsHandler,
+  onError: (err: unknown) => void,
+): PollerOptions {
   return {
     sqs,
     queueUrl: resources.queueUrls[source.queueId],
@@ -317,9 +314,9 @@ export function notifyPollerOptions(
     batchSize: source.batchSize,
     maxBatchingWindowSeconds: source.maxBatchingWindowSeconds,
     maxConcurrency: source.maxConcurrency,
-    functionTimeoutSeconds: FUNCTIONS.notify.timeoutSeconds,
-    functionName: 'notify',
-    functionMemoryMb: FUNCTIONS.notify.memoryMb,
+    functionTimeoutSeconds: FUNCTIONS[source.functionId].timeoutSeconds,
+    functionName: source.functionId,
+    functionMemoryMb: FUNCTIONS[source.functionId].memoryMb,
     handler,
     onError,
   };
