@@ -56,7 +56,7 @@ export interface CallbackVerifier {
 }
 
 const DEFAULT_MAX_SKEW_SECONDS = 300;
-const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 const MAX_NONCE_LENGTH = 128;
 
 /**

@@ -50,7 +50,7 @@ const R = LIMITS.recipients;
 /** WeCom gives no limit for replace_name; a button's own text is far shorter. */
 const MAX_REPLACE_NAME_BYTES = 128;
 
-const CardUpdateSchema = v.strictObject({
+export const CardUpdateSchema = v.strictObject({
   button: v.optional(
     v.strictObject({
       replace_name: v.pipe(v.string(), v.nonEmpty(EMPTY), maxBytes(MAX_REPLACE_NAME_BYTES)),

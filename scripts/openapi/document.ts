@@ -17,6 +17,7 @@ import { MessageContentSchema } from '#lib/messages/schemas/message.js';
 import { STATUS } from '#lib/model/index.js';
 import { HOOK_PATHS, HOOK_SCHEMAS } from './hooks.js';
 import { errorResponse, type Json, jsonBody, messageId, RETRY_AFTER, ref, response } from './parts.js';
+import { messageStatusExtras, type OpenApiHelpers, receiptPaths, receiptSchemas } from './receipts.js';
 
 /** A regex source with the `i` flag, which JSON Schema patterns lack: letters become `[hH]` classes. */
 export function caseInsensitivePattern(source: string): string {
@@ -142,6 +143,17 @@ const nullable = (schema: Json): Json => ({ oneOf: [schema, { type: 'null' }] })
 
 const APP_STATES = ['active', 'paused', 'circuit_open', 'probing'] satisfies AppState[];
 
+/** What receipts.ts builds its parts with. */
+const helpers = (): OpenApiHelpers => ({
+  convert,
+  ref,
+  response,
+  errorResponse,
+  messageId,
+  commonErrors: COMMON_ERRORS,
+  postErrors: POST_ERRORS,
+});
+
 /** Response bodies: shapes of lib/ingest's views and lib/http's error envelope. */
 const RESPONSES: Record<string, Json> = {
   Accepted: {
@@ -227,6 +239,7 @@ const RESPONSES: Record<string, Json> = {
           required: ['at', 'type'],
         },
       },
+      ...messageStatusExtras(helpers()),
     },
     required: ['id', 'app', 'status', 'priority', 'attempts', 'created_at', 'updated_at', 'error', 'events'],
   },
@@ -448,6 +461,7 @@ export function buildOpenApiDocument(version: string): Json {
           },
         },
       },
+      ...receiptPaths(helpers()),
       '/v1/health': {
         get: {
           operationId: 'health',
@@ -470,7 +484,13 @@ export function buildOpenApiDocument(version: string): Json {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'A gateway API key (config apiKeys)' },
       },
-      schemas: { MessageRequest: message, BatchRequest: batch, ...RESPONSES, ...HOOK_SCHEMAS },
+      schemas: {
+        MessageRequest: message,
+        BatchRequest: batch,
+        ...RESPONSES,
+        ...HOOK_SCHEMAS,
+        ...receiptSchemas(helpers()),
+      },
     },
   };
 }

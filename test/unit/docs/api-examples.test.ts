@@ -62,8 +62,12 @@ function examplesOf(markdown: string): Example[] {
   return examples;
 }
 
-/** The operation whose path template matches a concrete path (`/v1/messages/msg_…` → `/v1/messages/{id}`). */
-function operationOf(doc: OpenApiDocument, method: string, concrete: string) {
+/**
+ * The operation whose path template matches a concrete path (`/v1/messages/msg_…` → `/v1/messages/{id}`); a query
+ * string is not part of the path.
+ */
+function operationOf(doc: OpenApiDocument, method: string, concreteUrl: string) {
+  const concrete = concreteUrl.split('?')[0] as string;
   for (const [template, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
     const re = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
     const operation = item[method.toLowerCase()];
