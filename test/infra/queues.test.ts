@@ -60,9 +60,10 @@ describe('Queues', () => {
     }
   });
 
-  it("keeps every DLQ's messages longer than its source lane's (SQS expires them by their first enqueue)", () => {
+  it("keeps every DLQ's messages longer than its source queue's (SQS expires them by their first enqueue)", () => {
     const sources = Object.values(queues).filter((q) => q.Properties.RedrivePolicy);
-    expect(sources).toHaveLength(2);
+    // The two lanes and the notify queue.
+    expect(sources).toHaveLength(3);
     for (const source of sources) {
       const dlqId = source.Properties.RedrivePolicy?.deadLetterTargetArn['Fn::GetAtt'][0] as string;
       expect(queues[dlqId]?.Properties.MessageRetentionPeriod).toBeGreaterThan(
