@@ -127,7 +127,12 @@ describe('IAM grants cover what the functions really call', () => {
       [...paths].filter((p) => !declared[caller]?.includes(p)).map((p) => `${caller} → ${p}`),
     );
     expect(undeclared).toEqual([]);
-    // The scenario above made ingest call WeCom itself: its recall, and the token WeCom had invalidated.
-    expect([...(calls.get('wecom-gateway/ingest') ?? [])].sort()).toEqual(['gettoken', 'message/recall']);
+    // The scenario above made ingest call WeCom itself: its recall, the card update, and the token WeCom had
+    // invalidated.
+    expect([...(calls.get('wecom-gateway/ingest') ?? [])].sort()).toEqual([
+      'gettoken',
+      'message/recall',
+      'message/update_template_card',
+    ]);
   });
 });
