@@ -225,7 +225,9 @@ export class DynamoEventStore implements EventStore {
         return { events, cursor: encodeCursor(month, typeof last === 'string' ? last : after) };
       }
       month = nextMonth(month);
-      after = '';
+      // From the month's start: `YYYY-MM` sorts before every `YYYY-MM-DDT…#id` of that month. Not '': DynamoDB
+      // refuses an empty string as a key value, even in a condition (dynalite lets it pass).
+      after = month;
     }
     // Caught up: the next page starts after the last event seen (none: the caller asks with `since` again).
     const last = events.at(-1);
@@ -265,6 +267,7 @@ function decodeCursor(cursor: string): { month: string; after: string } {
       typeof m === 'string' &&
       /^\d{4}-(0[1-9]|1[0-2])$/.test(m) &&
       typeof a === 'string' &&
+      a.length >= 1 &&
       a.length <= 1024
     ) {
       return { month: m, after: a };

@@ -90,6 +90,11 @@ describe('DynamoEventStore (dynalite)', () => {
     await expect(
       events.listByApp('ops', '', { limit: 1, now: NOW, cursor: 'bm9wZQ' }),
     ).rejects.toBeInstanceOf(InvalidCursorError);
+    // Well-formed but with an empty position: DynamoDB would refuse the query (a 500), so it is a bad cursor.
+    const empty = Buffer.from(JSON.stringify({ m: '2026-11', a: '' })).toString('base64url');
+    await expect(events.listByApp('ops', '', { limit: 1, now: NOW, cursor: empty })).rejects.toBeInstanceOf(
+      InvalidCursorError,
+    );
   });
 
   it("finds a card's message by app and task_id through the card index, and no other app's", async () => {
