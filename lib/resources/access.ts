@@ -1,0 +1,88 @@
+// Each function's grants (FUNCTION_ACCESS), re-exported by lib/resources/index.ts.
+import type { FunctionId } from './index.js';
+
+/** The WeCom API paths (under `/cgi-bin/`) a function may call. */
+export type WecomCall = 'gettoken' | 'message/send' | 'message/recall' | 'message/update_template_card';
+
+/**
+ * What each function's code calls: AWS API actions per resource, and WeCom API paths. Infra grants exactly the
+ * AWS actions (least privilege), and gives every function with a `wecom` entry the WeCom base URL
+ * (`WECOM_API_BASE`) and, with fixed egress, a place behind the trusted IP (WeCom answers 60020 to any other
+ * address). `test/integration/permissions.test.ts` checks that every DynamoDB operation and every WeCom path a
+ * function is seen calling on the local stack is listed here, so a new call cannot ship without its grant or its
+ * egress.
+ */
+export const FUNCTION_ACCESS = {
+  ingest: {
+    // PutItem: records, idempotency claims, token lock; BatchWriteItem: a batch POST's records; UpdateItem:
+    // status, card response codes; DeleteItem: idempotency release and token lock release/invalidation (recall);
+    // GetItem: idempotency replay, token, app pauses and quota counters (GET /v1/apps); Query: a record with its
+    // first delivery (status), a message's events and webhook attempts.
+    table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+    // Query: the events feed (`GET /v1/events`).
+    indexes: ['byFeed'],
+    lanes: ['SendMessage'],
+    // Recall and card updates answer with WeCom's verdict, so they call WeCom while the client waits;
+    // gettoken when no other function has cached the app's token.
+    wecom: ['gettoken', 'message/recall', 'message/update_template_card'],
+    // A recall's `message.recalled` webhook.
+    notify: ['SendMessage'],
+    notifyDlq: [],
+  },
+  sender: {
+    // BatchWriteItem: first deliveries' outcomes, one request per batch; Query: a redelivered message's record with
+    // its first delivery.
+    table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+    indexes: [],
+    // SendMessage: deferred copies; ChangeMessageVisibility: retry backoff. Receive/delete: the event source.
+    lanes: ['SendMessage', 'ChangeMessageVisibility'],
+    wecom: ['gettoken', 'message/send'],
+    // Status webhooks (sent, failed, dead).
+    notify: ['SendMessage'],
+    notifyDlq: [],
+  },
+  callback: {
+    // PutItem: the event (its own dedupe claim) and a tied event's copy in the message's partition; GetItem: a
+    // retried callback's first copy; UpdateItem: its `notified` mark and the message's newest card response_code.
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
+    // The card index: a card event's task_id → its message.
+    indexes: ['byTask'],
+    lanes: [],
+    // Only the ingest function updates cards; a callback never waits on WeCom.
+    wecom: [],
+    // wecom.event webhooks for events tied to a message.
+    notify: ['SendMessage'],
+    notifyDlq: [],
+  },
+  notify: {
+    // GetItem: the message; PutItem: an attempt; UpdateItem: the message's webhook status.
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
+    indexes: [],
+    lanes: [],
+    wecom: [],
+    // ChangeMessageVisibility: the retry backoff. Receive/delete: the event source.
+    notify: ['ChangeMessageVisibility'],
+    // Jobs whose retries ran out.
+    notifyDlq: ['SendMessage'],
+  },
+} as const satisfies Record<
+  FunctionId,
+  {
+    table: readonly string[];
+    /** Indexes it may Query. */
+    indexes: readonly ('byTask' | 'byFeed')[];
+    lanes: readonly ('SendMessage' | 'ChangeMessageVisibility')[];
+    wecom: readonly WecomCall[];
+    notify: readonly ('SendMessage' | 'ChangeMessageVisibility')[];
+    notifyDlq: readonly 'SendMessage'[];
+  }
+>;
+
+export type TableAction = (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['table'][number];
+export type LaneAction = (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['lanes'][number];
+export type NotifyQueueAction =
+  | (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['notify'][number]
+  | (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['notifyDlq'][number];
+
+/** Whether the function calls WeCom at all: then its calls must leave from the trusted IP when there is one. */
+export const callsWecom = (id: FunctionId): boolean => FUNCTION_ACCESS[id].wecom.length > 0;
