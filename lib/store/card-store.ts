@@ -54,12 +54,15 @@ export class DynamoCardCodeStore implements CardCodeStore {
         },
       );
     }
+    // The send's code is not compared here: it may live only in the first delivery's item beside the record
+    // (lib/model `withFirstDelivery`), which one UpdateItem cannot check. A message has exactly one send answer,
+    // so the code the caller read (consistently) cannot change; the spent mark alone makes it single use.
     return this.update(
       messageId,
       'SET #spent = :yes',
-      'attribute_not_exists(#spent) AND #wecom.#rc = :code',
-      { '#spent': 'sendCodeSpent', '#wecom': 'wecom', '#rc': 'response_code' },
-      { ':yes': true, ':code': code },
+      'attribute_exists(pk) AND attribute_not_exists(#spent)',
+      { '#spent': 'sendCodeSpent' },
+      { ':yes': true },
     );
   }
 
@@ -69,13 +72,9 @@ export class DynamoCardCodeStore implements CardCodeStore {
       await this.update(
         messageId,
         'REMOVE #spent',
-        '#wecom.#rc = :code',
-        {
-          '#spent': 'sendCodeSpent',
-          '#wecom': 'wecom',
-          '#rc': 'response_code',
-        },
-        { ':code': code },
+        'attribute_exists(#spent)',
+        { '#spent': 'sendCodeSpent' },
+        {},
       );
     }
   }
@@ -95,7 +94,8 @@ export class DynamoCardCodeStore implements CardCodeStore {
           UpdateExpression: expression,
           ConditionExpression: condition,
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          // DynamoDB refuses an empty map here.
+          ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
         }),
       ),
     );
