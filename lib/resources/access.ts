@@ -55,8 +55,9 @@ export const FUNCTION_ACCESS = {
     notifyDlq: [],
   },
   notify: {
-    // GetItem: the message; PutItem: an attempt; UpdateItem: the message's webhook status.
-    table: ['GetItem', 'PutItem', 'UpdateItem'],
+    // Query: the message (its record and first delivery share a partition); PutItem: an attempt; UpdateItem: the
+    // message's webhook status.
+    table: ['Query', 'PutItem', 'UpdateItem'],
     indexes: [],
     lanes: [],
     wecom: [],

@@ -113,7 +113,7 @@ describe('IAM least privilege', () => {
       actionsOf(notify)
         .filter((a) => a.startsWith('dynamodb:'))
         .sort(),
-    ).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    ).toEqual(['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
   });
 
   it('gives the sender only item actions, lane consume/send/visibility, and the config', () => {
