@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import { HooksSchema, hooksCrossReferences, PushKeySchema } from './hooks-schema.js';
 // Deep imports: the webhooks index would pull the undici client into every function's bundle.
 import { WEBHOOK_EVENT_TYPES } from '#lib/webhooks/payloads.js';
 import { parseWebhookSecret, WEBHOOK_SECRET_PREFIX } from '#lib/webhooks/signature.js';
+import { HooksSchema, hooksCrossReferences, PushKeySchema } from './hooks-schema.js';
 
 /**
  * WeCom limits that the defaults below are derived from (https://developer.work.weixin.qq.com/document/path/90236

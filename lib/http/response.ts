@@ -1,6 +1,6 @@
-import { HookError, type HookErrorCode } from '#lib/hooks/index.js';
 // Deep imports: the callback modules' indexes hold the XML parser, which the ingest bundle must not carry.
 import { CallbackError } from '#lib/callback/errors.js';
+import { HookError, type HookErrorCode } from '#lib/hooks/index.js';
 import { IngestError, type IngestErrorCode } from '#lib/ingest/index.js';
 import { CallbackAppNotFoundError } from '#lib/receipts/errors.js';
 import { HttpError, type HttpErrorCode } from './errors.js';
