@@ -15,6 +15,11 @@ export interface PauseCacheOptions {
   refreshMs?: number;
   /** How long a probe holds the app (default 30 s: longer than a send waiting for a token and for WeCom). */
   probeLeaseMs?: number;
+  /**
+   * A message that finds another container's probe in flight looks again after this long, not at the lease's end:
+   * a probe answers within seconds, the lease only bounds one that crashed (default 5 s).
+   */
+  probeRecheckMs?: number;
   now?: () => number;
 }
 
@@ -35,6 +40,7 @@ export class PauseCache {
   private readonly probing = new Map<string, number>();
   private readonly refreshMs: number;
   private readonly probeLeaseMs: number;
+  private readonly probeRecheckMs: number;
   private readonly now: () => number;
 
   constructor(
@@ -43,6 +49,7 @@ export class PauseCache {
   ) {
     this.refreshMs = opts.refreshMs ?? 5_000;
     this.probeLeaseMs = opts.probeLeaseMs ?? 30_000;
+    this.probeRecheckMs = opts.probeRecheckMs ?? 5_000;
     this.now = opts.now ?? Date.now;
   }
 
@@ -59,7 +66,7 @@ export class PauseCache {
     if (pause.untilMs > now && !changedConfig) return { state: 'paused', pause, retryAtMs: pause.untilMs };
     const localLease = this.probing.get(app) ?? 0;
     const lease = Math.max(localLease, pause.probeUntilMs ?? 0);
-    if (lease > now) return { state: 'paused', pause, retryAtMs: lease };
+    if (lease > now) return { state: 'paused', pause, retryAtMs: Math.min(lease, now + this.probeRecheckMs) };
     // Claimed synchronously first, so the other records of this batch wait instead of racing for the probe.
     const leaseUntil = now + this.probeLeaseMs;
     this.probing.set(app, leaseUntil);
@@ -73,7 +80,8 @@ export class PauseCache {
     await this.refresh(app);
     const fresh = this.local.get(app)?.pause;
     if (!fresh) return { state: 'closed' };
-    const retryAtMs = Math.max(fresh.untilMs, fresh.probeUntilMs ?? 0, now + 1_000);
+    const probing = Math.min(fresh.probeUntilMs ?? 0, now + this.probeRecheckMs);
+    const retryAtMs = Math.max(fresh.untilMs, probing, now + 1_000);
     return { state: 'paused', pause: fresh, retryAtMs };
   }
 

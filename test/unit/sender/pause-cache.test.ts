@@ -56,6 +56,22 @@ describe('PauseCache', () => {
     expect(store.calls.claimProbe).toBeLessThanOrEqual(2);
   });
 
+  it('has the others look again within seconds while a probe is in flight, not at its 30 s lease’s end', async () => {
+    const clock = fakeClock(START);
+    const store = new InMemoryPauseStore();
+    await store.put('ops', pause());
+    const a = new PauseCache(store, { now: clock.now });
+    const b = new PauseCache(store, { now: clock.now });
+    clock.advance(61_000);
+
+    expect(await a.gate('ops')).toMatchObject({ state: 'probe' });
+    const sameContainer = await a.gate('ops');
+    const otherContainer = await b.gate('ops');
+
+    for (const g of [sameContainer, otherContainer])
+      expect(g).toMatchObject({ state: 'paused', retryAtMs: clock.now() + 5_000 });
+  });
+
   it('ends the run when the probe succeeds: everyone sends again', async () => {
     const clock = fakeClock(START);
     const store = new InMemoryPauseStore();
