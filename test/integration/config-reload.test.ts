@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newDevKey } from '#local/dev-config.js';
@@ -18,12 +18,21 @@ describe('Config changes on the running local stack (GATEWAY_CONFIG re-read)', (
   afterAll(() => gw?.stack.stop());
 
   const configFile = () => gw.stack.env.configFile as string;
+  /**
+   * Replaces the config file in one step, as an editor or a deploy tool does: a plain write lets a container that
+   * re-reads at that moment see half a file (its own, correct "keeping the last good config" error, but about
+   * truncated JSON instead of the invalid field this test looks for).
+   */
+  const writeConfig = async (content: string) => {
+    await writeFile(`${configFile()}.tmp`, content);
+    await rename(`${configFile()}.tmp`, configFile());
+  };
 
   it('keeps the last good config in force when an invalid one is written, and says so', async () => {
     expect((await gw.post('/v1/messages', text('before'))).status).toBe(202);
 
     // Valid JSON, invalid config: what a bad put-secret-value looks like.
-    await writeFile(configFile(), JSON.stringify({ apps: { ops: { corpId: 'ww1' } }, apiKeys: [] }));
+    await writeConfig(JSON.stringify({ apps: { ops: { corpId: 'ww1' } }, apiKeys: [] }));
     await sleep(PAST_MAX_AGE_MS);
     const accepted = await gw.post('/v1/messages', text('after a bad config'));
 
@@ -45,7 +54,7 @@ describe('Config changes on the running local stack (GATEWAY_CONFIG re-read)', (
     const withReplacement = { authorization: `Bearer ${replacement.key}` };
     expect((await gw.post('/v1/messages', text('new key, not yet'), withReplacement)).status).toBe(401);
 
-    await writeFile(configFile(), JSON.stringify(config));
+    await writeConfig(JSON.stringify(config));
     await sleep(PAST_MAX_AGE_MS);
 
     expect((await gw.post('/v1/messages', text('revoked key'))).status).toBe(401);
