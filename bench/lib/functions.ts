@@ -74,7 +74,7 @@ export async function startIngestProcess(
   dir: string,
 ): Promise<FunctionProcess & { origin: string }> {
   const bundle = await bundleFunction('ingest', dir);
-  const shim = await bundleChild('ingest-shim', dir);
+  const shim = await bundleChild('api-shim', dir);
   const p = await start(gw, shim, { BENCH_HANDLER: bundle.file as string });
   return { ...p, origin: `http://127.0.0.1:${p.ready.port}` };
 }

@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -17,6 +17,7 @@ import { type ProvisionedResources, provision } from '#local/provision.js';
 import { LOCAL_REGION } from '#local/stack.js';
 import { REPO_ROOT } from '../../infra/constructs/bundling.js';
 import { cpuMsOf, type FunctionStack, nextMessage, stopChild } from './child.js';
+import { fmt } from './harness.js';
 
 export type EmulatorKind = 'dynamodb' | 'sqs' | 'sim';
 
@@ -170,3 +171,23 @@ async function machineBusyMs(): Promise<number> {
     return Number.NaN;
   }
 }
+
+/**
+ * What saturated: the machine's cores when (nearly) all are busy — by this bench's processes or, on a shared
+ * machine, by others' — else a process whose event loop is full, else nothing CPU-bound (round trips).
+ */
+export function limiter(cores: Record<string, number>): string {
+  const { machine = Number.NaN, ...ours } = cores;
+  const total = Object.values(ours).reduce((a, b) => a + b, 0);
+  const [busiest, busiestCores] = Object.entries(ours).sort((a, b) => b[1] - a[1])[0] ?? ['?', 0];
+  const n = cpus().length;
+  if (machine >= n * 0.85 || total >= n * 0.85)
+    return `the machine's ${n} cores (${fmt(machine, 2)} busy, ${fmt(total, 2)} of it this bench's; busiest: ${busiest} ${fmt(busiestCores, 2)})`;
+  if (busiestCores >= 0.9) return `the ${busiest} process's event loop (${fmt(busiestCores, 2)} cores)`;
+  return `no CPU (${fmt(total, 2)} cores busy here, ${fmt(machine, 2)} on the machine): round trips`;
+}
+
+export const fmtCores = (cores: Record<string, number>) =>
+  Object.entries(cores)
+    .map(([k, v]) => `${k} ${fmt(v, 2)}`)
+    .join(', ');

@@ -43,7 +43,7 @@ import {
   waitUntil,
 } from '../lib/harness.js';
 import { ALERT_CONTENT, textMessage } from '../lib/http.js';
-import { cpuMark, type IsolatedStack, startIsolatedStack } from '../lib/isolated.js';
+import { cpuMark, fmtCores, type IsolatedStack, limiter, startIsolatedStack } from '../lib/isolated.js';
 import { type LoadResult, runLoad } from '../lib/load.js';
 
 const CONCURRENCY = 16;
@@ -327,26 +327,6 @@ function cpuSources(iso: IsolatedStack, fn: FunctionProcess): Record<string, () 
     },
   };
 }
-
-/**
- * What saturated: the machine's cores when (nearly) all are busy — by this bench's processes or, on a shared
- * machine, by others' — else a process whose event loop is full, else nothing CPU-bound (round trips).
- */
-function limiter(cores: Record<string, number>): string {
-  const { machine = Number.NaN, ...ours } = cores;
-  const total = Object.values(ours).reduce((a, b) => a + b, 0);
-  const [busiest, busiestCores] = Object.entries(ours).sort((a, b) => b[1] - a[1])[0] ?? ['?', 0];
-  const n = cpus().length;
-  if (machine >= n * 0.85 || total >= n * 0.85)
-    return `the machine's ${n} cores (${fmt(machine, 2)} busy, ${fmt(total, 2)} of it this bench's; busiest: ${busiest} ${fmt(busiestCores, 2)})`;
-  if (busiestCores >= 0.9) return `the ${busiest} process's event loop (${fmt(busiestCores, 2)} cores)`;
-  return `no CPU (${fmt(total, 2)} cores busy here, ${fmt(machine, 2)} on the machine): round trips`;
-}
-
-const fmtCores = (cores: Record<string, number>) =>
-  Object.entries(cores)
-    .map(([k, v]) => `${k} ${fmt(v, 2)}`)
-    .join(', ');
 
 function load(iso: IsolatedStack, origin: string, runId: string, opts: { mode: 'closed' | 'open' }) {
   return runLoad({
