@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { DEFAULT_SENDER_CONCURRENCY, senderEventSources } from '#lib/resources/index.js';
+import { DEFAULT_SENDER_CONCURRENCY, ENV, senderEventSources } from '#lib/resources/index.js';
 import { type Poller, senderPollerOptions, startPoller } from '#local/poller.js';
 import { LOCAL_REGION } from '#local/stack.js';
 import { bundleChild, bundleFunction } from './bundle.js';
@@ -20,6 +20,9 @@ import {
   stopChild,
 } from './child.js';
 import { sleep } from './harness.js';
+
+/** children/record-baseline-shim.ts's BENCH_BASELINE_MODE. */
+export type RecordBaselineMode = 'sequential' | 'overlapped' | 'put-only';
 
 /** A bench gateway, or any stack whose emulators the function processes can be pointed at. */
 export interface FunctionHost {
@@ -68,16 +71,34 @@ async function start(
   };
 }
 
-/** The bundled ingest handler behind an HTTP shim (API Gateway v2 events from the local builders). */
-export async function startIngestProcess(
+/**
+ * A bundled HTTP function behind the local API Gateway stand-in (children/api-shim.ts), serving the function's
+ * ROUTES rows with its timeout and memory.
+ */
+async function startHttpFunctionProcess(
   gw: FunctionHost,
   dir: string,
+  id: 'ingest' | 'callback',
+  extraEnv: Record<string, string> = {},
 ): Promise<FunctionProcess & { origin: string }> {
-  const bundle = await bundleFunction('ingest', dir);
+  const bundle = await bundleFunction(id, dir);
   const shim = await bundleChild('api-shim', dir);
-  const p = await start(gw, shim, { BENCH_HANDLER: bundle.file as string });
+  const p = await start(gw, shim, { ...extraEnv, BENCH_FUNCTION: id, BENCH_HANDLER: bundle.file as string });
   return { ...p, origin: `http://127.0.0.1:${p.ready.port}` };
 }
+
+/** The bundled ingest handler behind the API Gateway shim. */
+export const startIngestProcess = (gw: FunctionHost, dir: string) =>
+  startHttpFunctionProcess(gw, dir, 'ingest');
+
+/**
+ * The bundled callback handler behind the API Gateway shim. It needs the notify queue (a card event correlated to
+ * a message queues a webhook job), as CDK gives it.
+ */
+export const startCallbackProcess = (gw: FunctionHost, dir: string) =>
+  startHttpFunctionProcess(gw, dir, 'callback', {
+    [ENV.notifyQueueUrl]: gw.stack.resources.queueUrls.notify,
+  });
 
 /** SPEC §7's ingest baseline (node:http + one SQS SendMessage) in a process of its own. */
 export async function startBaselineProcess(
@@ -91,12 +112,13 @@ export async function startBaselineProcess(
 
 /**
  * The fair baseline of a record-then-enqueue design (node:http + one conditional PutItem + one SendMessage) in a
- * process of its own: `sequential` as ingest does it, or `overlapped` (both calls at once).
+ * process of its own: `sequential` as ingest does it, or `overlapped` (both calls at once); `put-only`: the
+ * conditional PutItem alone, what any receiver that stores what it is sent must do (the callback's baseline).
  */
 export async function startRecordBaselineProcess(
   gw: FunctionHost,
   dir: string,
-  mode: 'sequential' | 'overlapped',
+  mode: RecordBaselineMode,
 ): Promise<FunctionProcess & { origin: string }> {
   const shim = await bundleChild('record-baseline-shim', dir);
   const p = await start(gw, shim, { BENCH_BASELINE_MODE: mode });
