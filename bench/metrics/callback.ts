@@ -14,46 +14,32 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { encrypt, getSignature } from '@wecom/crypto';
 import { createDocumentClient } from '#lib/store/index.js';
 import { TEST_CALLBACK, TEST_CORP_ID } from '#local/harness/config.js';
 import { baselineServer } from '../lib/baseline.js';
+import {
+  BURST,
+  type CallbackApp,
+  callbackLoad,
+  prepareBurst,
+  type SealedCallback,
+  storedOnce,
+  tallyStored,
+  WECOM_ANSWER_MS,
+} from '../lib/callbacks.js';
 import { startBenchGateway } from '../lib/gateway.js';
 import type { Metric } from '../lib/harness.js';
 import { fmt, round, summarize } from '../lib/harness.js';
-import { type LoadResult, type LoadSpec, runLoad } from '../lib/load.js';
+import { type LoadResult, runLoad } from '../lib/load.js';
 
-const RATE = 200;
-const BURST = 200;
-const WECOM_TIMEOUT_MS = 5_000;
-const RETRY_SHARE = 10;
-
-const cdata = (s: string) => `<![CDATA[${s}]]>`;
-
-/** WeCom's inner XML for callback i: a text message, a menu click or enter_agent, from one of 50 members. */
-function eventXml(i: number, runId: string, createTime: number): string {
-  const head = `<ToUserName>${cdata(TEST_CORP_ID)}</ToUserName><FromUserName>${cdata(`user${i % 50}`)}</FromUserName><CreateTime>${createTime}</CreateTime>`;
-  const agent = '<AgentID>1000002</AgentID>';
-  switch (i % 3) {
-    case 0:
-      return `<xml>${head}<MsgType>${cdata('text')}</MsgType><Content>${cdata(`bench ${runId} #${i}`)}</Content><MsgId>${9_000_000_000_000 + i}</MsgId>${agent}</xml>`;
-    case 1:
-      return `<xml>${head}<MsgType>${cdata('event')}</MsgType><Event>${cdata('click')}</Event><EventKey>${cdata(`menu-${runId}-${i}`)}</EventKey>${agent}</xml>`;
-    default:
-      return `<xml>${head}<MsgType>${cdata('event')}</MsgType><Event>${cdata('view')}</Event><EventKey>${cdata(`https://x.example/${runId}/${i}`)}</EventKey>${agent}</xml>`;
-  }
-}
-
-/** The signed POST WeCom would make for `xml`. */
-function seal(xml: string, timestamp: number, nonce: string): { path: string; body: string } {
-  const encrypted = encrypt(TEST_CALLBACK.encodingAESKey, xml, TEST_CORP_ID);
-  const signature = getSignature(TEST_CALLBACK.token, timestamp, nonce, encrypted);
-  const query = new URLSearchParams({ msg_signature: signature, timestamp: String(timestamp), nonce });
-  return {
-    path: `/v1/wecom/callback/ops?${query}`,
-    body: `<xml><ToUserName>${cdata(TEST_CORP_ID)}</ToUserName><Encrypt>${cdata(encrypted)}</Encrypt><AgentID>${cdata('1000002')}</AgentID></xml>`,
-  };
-}
+/** The test config's app `ops`, as WeCom knows it. */
+const APP: CallbackApp = {
+  name: 'ops',
+  corpId: TEST_CORP_ID,
+  agentId: 1000002,
+  token: TEST_CALLBACK.token,
+  encodingAESKey: TEST_CALLBACK.encodingAESKey,
+};
 
 export const callbackBurst: Metric = {
   id: 'callback',
@@ -75,91 +61,40 @@ export const callbackBurst: Metric = {
     try {
       await new Promise<void>((r) => baseline.listen(0, '127.0.0.1', r));
       const now = Math.floor(Date.now() / 1000);
-      const prepare = (from: number, count: number) => {
-        const distinct: { path: string; body: string }[] = [];
-        const requests: { path: string; body: string }[] = [];
-        for (let i = from; i < from + count; i++) {
-          // Every tenth is WeCom retrying an earlier callback: the same signed request again.
-          const retryOf =
-            i % RETRY_SHARE === RETRY_SHARE - 1 ? distinct[Math.floor(distinct.length / 2)] : undefined;
-          if (retryOf) requests.push(retryOf);
-          else {
-            const sealed = seal(eventXml(i, ctx.runId, now), now, `${ctx.runId}${i}`);
-            distinct.push(sealed);
-            requests.push(sealed);
-          }
-        }
-        return { distinct, requests };
-      };
-      const burst = (spec: Omit<LoadSpec, 'mode' | 'ratePerSec' | 'durationMs' | 'connections'>) =>
-        measured(() =>
-          runLoad({
-            ...spec,
-            mode: 'open',
-            ratePerSec: RATE,
-            durationMs: (BURST * 1000) / RATE,
-            connections: 64,
-            maxInFlight: BURST,
-          }),
-        );
+      const prepare = (from: number, count: number) =>
+        prepareBurst(APP, { runId: ctx.runId, from, count, retryEvery: BURST.retryEvery, now });
+      const burst = (origin: string, requests: readonly SealedCallback[]) =>
+        measured(() => runLoad(callbackLoad(origin, requests)));
+      const baseOrigin = `http://127.0.0.1:${(baseline.address() as AddressInfo).port}`;
       // Warm-up: connections open, code paths compiled, on both servers.
       const warm = prepare(0, 20);
-      await runLoad({
-        origin: gw.stack.apiUrl,
-        path: '/',
-        method: 'POST',
-        headers: { 'content-type': 'text/xml' },
-        requests: warm.requests,
-        mode: 'open',
-        ratePerSec: 50,
-        durationMs: 400,
-        connections: 8,
-      });
-      const baseOrigin = `http://127.0.0.1:${(baseline.address() as AddressInfo).port}`;
-      await runLoad({
-        origin: baseOrigin,
-        path: '/',
-        method: 'POST',
-        bodyTemplate: 'warm {{i}}',
-        mode: 'open',
-        ratePerSec: 50,
-        durationMs: 400,
-        connections: 8,
-      });
+      await runLoad(callbackLoad(gw.stack.apiUrl, warm.requests, 50));
+      await runLoad(callbackLoad(baseOrigin, warm.requests, 50));
 
-      ctx.log(`baseline: a bare node:http server doing one PutItem, ${BURST} requests at ${RATE}/s`);
-      const base = await burst({
-        origin: baseOrigin,
-        path: '/',
-        method: 'POST',
-        bodyTemplate: '<xml>{{i}}</xml>',
-      });
-      const { distinct, requests } = prepare(1000, BURST);
-      ctx.log(`${BURST} callbacks (${BURST - distinct.length} retries) at ${RATE}/s`);
+      const { distinct, requests } = prepare(1000, BURST.count);
+      ctx.log(
+        `baseline: a bare node:http server doing one PutItem, the same ${BURST.count} requests at ${BURST.ratePerSec}/s`,
+      );
+      const base = await burst(baseOrigin, requests);
+      ctx.log(`${BURST.count} callbacks (${BURST.count - distinct.length} retries) at ${BURST.ratePerSec}/s`);
       const burstStart = new Date().toISOString();
-      const load = await burst({
-        origin: gw.stack.apiUrl,
-        path: '/',
-        method: 'POST',
-        headers: { 'content-type': 'text/xml' },
-        requests,
-      });
-      const stored = await countStored(gw.api, burstStart);
+      const load = await burst(gw.stack.apiUrl, requests);
+      const tally = tallyStored(await storedEvents(gw.api, burstStart), ctx.runId, distinct);
       const s = summarize(load.result.latencies);
       const b = summarize(base.result.latencies);
       const answered200 = load.result.statuses['200'] ?? 0;
-      const cpu = load.cpuMs / BURST;
-      const baseCpu = base.cpuMs / BURST;
+      const cpu = load.cpuMs / BURST.count;
+      const baseCpu = base.cpuMs / BURST.count;
       return {
         rows: [
           {
-            metric: `callback answer p99, ${BURST} callbacks in 1 s`,
+            metric: `callback answer p99, ${BURST.count} callbacks in 1 s`,
             measured: `${fmt(s.p99, 0)} ms (p50 ${fmt(s.p50, 0)}, max ${fmt(s.max, 0)}; ${fmt(
-              s.p99 / WECOM_TIMEOUT_MS,
+              s.p99 / WECOM_ANSWER_MS,
               2,
             )} of WeCom's 5 s)`,
-            target: `< ${WECOM_TIMEOUT_MS} ms (WeCom's limit), every one 200`,
-            pass: s.max < WECOM_TIMEOUT_MS && answered200 === BURST,
+            target: `< ${WECOM_ANSWER_MS} ms (WeCom's limit), every one 200`,
+            pass: s.max < WECOM_ANSWER_MS && answered200 === BURST.count,
             value: round(s.p99, 1),
           },
           {
@@ -178,17 +113,19 @@ export const callbackBurst: Metric = {
           },
           {
             metric: 'callbacks stored once',
-            measured: `${stored} of ${distinct.length} distinct (${BURST} posted)`,
+            measured: storedOnce(tally, distinct.length, BURST.count),
             target: `= ${distinct.length}`,
-            pass: stored === distinct.length,
-            value: stored,
+            pass: tally.once === distinct.length,
+            value: tally.once,
           },
         ],
         details: {
-          ratePerSec: RATE,
-          burst: BURST,
+          ratePerSec: BURST.ratePerSec,
+          burst: BURST.count,
           distinct: distinct.length,
-          stored,
+          storedOnce: tally.once,
+          missing: tally.missing,
+          duplicated: tally.duplicated,
           statuses: load.result.statuses,
           answerMs: s,
           baselineMs: b,
@@ -197,8 +134,8 @@ export const callbackBurst: Metric = {
           generatorMaxLagMs: load.result.maxLagMs,
         },
         notes: [
-          `callback: ${BURST} WeCom callbacks (text messages, menu clicks and views; every ${RETRY_SHARE}th a retry) ` +
-            `posted open-loop at ${RATE}/s; answer time = HTTP round trip. Baseline: the same burst against a bare ` +
+          `callback: ${BURST.count} WeCom callbacks (text messages, menu clicks and views; every ${BURST.retryEvery}th a retry) ` +
+            `posted open-loop at ${BURST.ratePerSec}/s; answer time = HTTP round trip. Baseline: the same burst against a bare ` +
             'node:http server doing one conditional PutItem on the same emulator. Emulators, API server and function ' +
             'share one event loop here, so the burst queues behind the CPU it needs (mostly the AWS SDK and the ' +
             'emulator); in AWS each concurrent callback gets its own Lambda container.',
@@ -221,19 +158,19 @@ async function measured(phase: () => Promise<LoadResult>): Promise<{ result: Loa
 }
 
 /** Events the feed holds since `since`, paging through it. */
-async function countStored(
+async function storedEvents(
   api: { get(path: string): Promise<{ status: number; body: unknown }> },
   since: string,
-) {
-  let count = 0;
+): Promise<unknown[]> {
+  const events: unknown[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {
-    const query = new URLSearchParams({ app: 'ops', since, limit: '500', ...(cursor ? { cursor } : {}) });
+    const query = new URLSearchParams({ app: APP.name, since, limit: '500', ...(cursor ? { cursor } : {}) });
     const res = await api.get(`/v1/events?${query}`);
     const body = res.body as { events: unknown[]; next_cursor: string | null };
-    count += body.events.length;
-    if (body.events.length === 0 || !body.next_cursor) return count;
+    events.push(...body.events);
+    if (body.events.length === 0 || !body.next_cursor) break;
     cursor = body.next_cursor;
   }
-  return count;
+  return events;
 }
