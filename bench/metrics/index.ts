@@ -1,5 +1,6 @@
 import type { Metric } from '../lib/harness.js';
 import { callbackBurst } from './callback.js';
+import { callbackIsolated } from './callback-isolated.js';
 import { chaos } from './chaos.js';
 import { coldInit } from './cold-init.js';
 import { cost } from './cost.js';
@@ -25,6 +26,7 @@ export const METRICS: readonly Metric[] = [
   isolated,
   e2eLatency,
   callbackBurst,
+  callbackIsolated,
   coldInit,
   peakRss,
   chaos,

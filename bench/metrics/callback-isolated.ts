@@ -1,0 +1,273 @@
+/**
+ * Issue 11's callback burst with every part in a process of its own (bench/lib/isolated.ts): DynamoDB (dynalite) in
+ * one, the bundled callback handler behind the API Gateway shim in one, the baseline (a bare node:http server doing
+ * one conditional PutItem of the body) in one, the generator in a worker thread of the bench process. So the answer
+ * time is no longer one shared event loop's (the `callback` metric runs everything in one process, as `npm start`
+ * does); each process's CPU is read from /proc and the row says what saturated.
+ *
+ * Rounds B, C, B, C: each posts 200 callbacks built as WeCom builds them (bench/lib/callbacks.ts; one in ten a
+ * retry) at 200/s, open loop — the baseline the same signed requests (it stores their bodies), the callback
+ * function a fresh burst each round. Afterwards every distinct callback must be in the store exactly once, read
+ * back through the gateway's own event store.
+ *
+ * The callback process's CPU per callback (verification, decryption, XML parsing, the conditional write, the log
+ * line — and the shim's HTTP and event building, which API Gateway does outside Lambda) gives what a Lambda
+ * container answers in: CPU ÷ its CPU share (512 MB = 0.29 vCPU) plus one DynamoDB round trip, one callback at a
+ * time. The callback function has no reserved concurrency (Lambda starts a container per concurrent callback);
+ * the API's stage throttle (infra context apiRateLimit/apiBurstLimit) is what bounds a sustained rate.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FUNCTIONS } from '#lib/resources/index.js';
+import { createDocumentClient, DynamoEventStore, type StoredEvent } from '#lib/store/index.js';
+import { LOCAL_REGION } from '#local/stack.js';
+import { CONTEXT_DEFAULTS } from '../../infra/context.js';
+import {
+  BURST,
+  type CallbackApp,
+  callbackLoad,
+  prepareBurst,
+  storedOnce,
+  tallyStored,
+  WECOM_ANSWER_MS,
+} from '../lib/callbacks.js';
+import { type FunctionProcess, startCallbackProcess, startRecordBaselineProcess } from '../lib/functions.js';
+import type { Metric, Row } from '../lib/harness.js';
+import { fmt, percentile, round, summarize } from '../lib/harness.js';
+import { cpuMark, fmtCores, type IsolatedStack, limiter, startIsolatedStack } from '../lib/isolated.js';
+import { type LoadResult, runLoad } from '../lib/load.js';
+
+const ROUNDS = 2;
+const WARM_COUNT = 100;
+const WARM_RATE = 50;
+const TRICKLE_COUNT = 50;
+const TRICKLE_RATE = 25;
+/** Lambda allocates CPU in proportion to memory: 1,769 MB = one vCPU (AWS Lambda docs, "Memory and computing power"). */
+const LAMBDA_MB_PER_VCPU = 1_769;
+
+interface Phase {
+  result: LoadResult;
+  /** The server process's CPU per request, ms. */
+  cpuMs: number;
+  cores: Record<string, number>;
+  load: number;
+}
+
+export const callbackIsolated: Metric = {
+  id: 'callback-isolated',
+  title: 'callback answer time, a burst of 200 callbacks in one second, every part in its own process',
+  async run(ctx) {
+    const iso = await startIsolatedStack({ simLatencyMs: 20 });
+    const dir = await mkdtemp(join(tmpdir(), 'wgw-bench-callback-'));
+    const procs: FunctionProcess[] = [];
+    try {
+      const callback = await startCallbackProcess(iso, dir);
+      procs.push(callback);
+      const baseline = await startRecordBaselineProcess(iso, dir, 'put-only');
+      procs.push(baseline);
+      const app = callbackApp(iso);
+      const now = Math.floor(Date.now() / 1000);
+      const batch = (from: number, count: number) =>
+        prepareBurst(app, { runId: ctx.runId, from, count, retryEvery: BURST.retryEvery, now });
+      // Warm-up: connections open, the handler's code paths compiled (CPU per callback falls over the first ~100).
+      const warm = batch(0, WARM_COUNT);
+      await runLoad(callbackLoad(callback.origin, warm.requests, WARM_RATE));
+      await runLoad(callbackLoad(baseline.origin, warm.requests, WARM_RATE));
+
+      const since = new Date().toISOString();
+      // A trickle nothing queues behind: the answer time is the work and the round trip.
+      const trickle = batch(500, TRICKLE_COUNT);
+      const slow = {
+        baseline: await phase(iso, baseline, trickle.requests, TRICKLE_RATE),
+        callback: await phase(iso, callback, trickle.requests, TRICKLE_RATE),
+      };
+      ctx.log(`${TRICKLE_RATE}/s baseline: ${describe(slow.baseline)}`);
+      ctx.log(`${TRICKLE_RATE}/s callback: ${describe(slow.callback)}`);
+      const bursts = Array.from({ length: ROUNDS }, (_, r) => batch(1000 * (r + 1), BURST.count));
+      const base: Phase[] = [];
+      const fn: Phase[] = [];
+      for (const burst of bursts) {
+        base.push(await phase(iso, baseline, burst.requests));
+        ctx.log(`burst, baseline (bare node:http + PutItem): ${describe(base.at(-1) as Phase)}`);
+        fn.push(await phase(iso, callback, burst.requests));
+        ctx.log(`burst, callback: ${describe(fn.at(-1) as Phase)}`);
+      }
+      const distinct = [trickle, ...bursts].flatMap((b) => b.distinct);
+      const tally = tallyStored(await storedEvents(iso, app.name, since), ctx.runId, distinct);
+      return outcome({ fn, base, slow, tally, distinct: distinct.length });
+    } finally {
+      for (const p of procs) await p.stop().catch(() => undefined);
+      await iso.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+/** The isolated stack's app, as WeCom knows it. */
+function callbackApp(iso: IsolatedStack): CallbackApp {
+  const [name, app] = Object.entries(iso.config.apps).find(([, a]) => a.callback) ?? [];
+  if (!name || !app?.callback) throw new Error('the isolated stack has no app with callback settings');
+  return { name, corpId: app.corpId, agentId: app.agentId, ...app.callback };
+}
+
+async function phase(
+  iso: IsolatedStack,
+  server: FunctionProcess & { origin: string },
+  requests: Parameters<typeof callbackLoad>[1],
+  ratePerSec?: number,
+): Promise<Phase> {
+  const mark = await cpuMark({
+    server: () => server.cpuMs(),
+    dynamodb: () => iso.emulators.dynamodb.cpuMs(),
+    'bench (generator)': async () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    },
+  });
+  const cpu0 = await server.cpuMs();
+  const result = await runLoad(callbackLoad(server.origin, requests, ratePerSec));
+  const cpuMs = ((await server.cpuMs()) - cpu0) / requests.length;
+  return { result, cpuMs, cores: await mark.since(), load: loadavg()[0] ?? Number.NaN };
+}
+
+const describe = (p: Phase) => {
+  const s = summarize(p.result.latencies);
+  return `p50 ${fmt(s.p50, 0)} p99 ${fmt(s.p99, 0)} max ${fmt(s.max, 0)} ms, ${fmt(p.cpuMs, 2)} ms CPU/request, statuses ${JSON.stringify(p.result.statuses)}, cores ${fmtCores(p.cores)}, load average ${fmt(p.load, 1)}`;
+};
+
+/** Latencies and statuses of several phases together; CPU per request averaged; the busiest phase's cores. */
+function merge(phases: Phase[]) {
+  const latencies = phases.flatMap((p) => p.result.latencies);
+  const statuses: Record<string, number> = {};
+  for (const p of phases) {
+    for (const [k, v] of Object.entries(p.result.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
+  }
+  const busiest = [...phases].sort((a, b) => (b.cores.machine ?? 0) - (a.cores.machine ?? 0))[0] as Phase;
+  return {
+    ...summarize(latencies),
+    p95: round(percentile(latencies, 95), 2),
+    statuses,
+    requests: phases.reduce((n, p) => n + p.result.issued, 0),
+    errors: phases.reduce((n, p) => n + p.result.errors, 0),
+    cpuMs: phases.reduce((a, p) => a + p.cpuMs, 0) / phases.length,
+    cores: busiest.cores,
+    loads: phases.map((p) => round(p.load, 2)),
+    perRound: phases.map((p) => ({
+      ...summarize(p.result.latencies),
+      cpuMs: round(p.cpuMs, 2),
+      cores: p.cores,
+    })),
+  };
+}
+
+function outcome(m: {
+  fn: Phase[];
+  base: Phase[];
+  slow: { callback: Phase; baseline: Phase };
+  tally: ReturnType<typeof tallyStored>;
+  distinct: number;
+}) {
+  const { fn, tally, distinct } = m;
+  const c = merge(fn);
+  const b = merge(m.base);
+  const sc = merge([m.slow.callback]);
+  const sb = merge([m.slow.baseline]);
+  const answered = c.statuses['200'] ?? 0;
+  const share = FUNCTIONS.callback.memoryMb / LAMBDA_MB_PER_VCPU;
+  // One callback at a time per container: its CPU at the container's share (plus one DynamoDB round trip).
+  const lambdaCpuMs = c.cpuMs / share;
+  const perContainer = 1000 / lambdaCpuMs;
+  const containers = Math.ceil((BURST.ratePerSec * lambdaCpuMs) / 1000);
+  const loads = `load average ${[...new Set(c.loads.map((l) => fmt(l, 1)))].join(', ')}`;
+  const rows: Row[] = [
+    {
+      metric: `callback answer time, ${BURST.count} callbacks in 1 s × ${fn.length}, own processes`,
+      measured: `p50 ${fmt(c.p50, 0)}, p95 ${fmt(c.p95, 0)}, p99 ${fmt(c.p99, 0)}, max ${fmt(c.max, 0)} ms (${answered} of ${c.requests} answered 200; ${loads}; limited by ${limiter(c.cores)})`,
+      target: `< ${WECOM_ANSWER_MS} ms, every one 200`,
+      pass: c.max < WECOM_ANSWER_MS && answered === c.requests,
+      value: round(c.p99, 1),
+    },
+    {
+      metric: 'callback ÷ bare PutItem receiver, same bursts, own processes',
+      measured: `p99 ${fmt(c.p99 / b.p99)}× (${fmt(c.p99, 0)} vs ${fmt(b.p99, 0)} ms), p50 ${fmt(c.p50 / b.p50)}× (${fmt(c.p50, 1)} vs ${fmt(b.p50, 1)} ms); process CPU ${fmt(c.cpuMs, 2)} vs ${fmt(b.cpuMs, 2)} ms/request`,
+      target: 'printed',
+      pass: null,
+      value: round(c.p99 / b.p99, 2),
+    },
+    {
+      metric: `callback answer time at ${TRICKLE_RATE}/s (nothing queues), own processes`,
+      measured: `p50 ${fmt(sc.p50, 1)}, p99 ${fmt(sc.p99, 1)} ms vs bare PutItem receiver p50 ${fmt(sb.p50, 1)}, p99 ${fmt(sb.p99, 1)} ms (${sc.statuses['200'] ?? 0} of ${sc.requests} answered 200; limited by ${limiter(sc.cores)})`,
+      target: 'printed',
+      pass: null,
+      value: round(sc.p99, 1),
+    },
+    {
+      metric: `callback CPU per callback → a Lambda container at ${FUNCTIONS.callback.memoryMb} MB`,
+      measured: `${fmt(c.cpuMs, 2)} ms → ${fmt(lambdaCpuMs, 1)} ms at ${fmt(share, 2)} vCPU + one DynamoDB round trip per answer; ≤ ${fmt(perContainer, 0)} callbacks/s per container, ${BURST.ratePerSec}/s keeps ≥ ${containers} busy (no reserved concurrency; API throttle ${CONTEXT_DEFAULTS.apiRateLimit}/s, burst ${CONTEXT_DEFAULTS.apiBurstLimit})`,
+      target: `≪ ${WECOM_ANSWER_MS} ms`,
+      pass: null,
+      value: round(lambdaCpuMs, 2),
+    },
+    {
+      metric: 'callbacks stored once, read back through the event store',
+      measured: storedOnce(tally, distinct, c.requests + sc.requests),
+      target: `= ${distinct}`,
+      pass: tally.once === distinct,
+      value: tally.once,
+    },
+  ];
+  return {
+    rows,
+    details: {
+      burst: BURST,
+      rounds: fn.length,
+      callback: c,
+      baseline: b,
+      trickle: { ratePerSec: TRICKLE_RATE, callback: sc, baseline: sb },
+      storedOnce: tally.once,
+      missing: tally.missing,
+      duplicated: tally.duplicated,
+      cpus: cpus().length,
+      lambda: {
+        memoryMb: FUNCTIONS.callback.memoryMb,
+        vcpu: round(share, 3),
+        cpuMsPerCallback: round(lambdaCpuMs, 2),
+        callbacksPerSecPerContainer: round(perContainer, 1),
+        containersAtBurstRate: containers,
+        apiThrottle: { rateLimit: CONTEXT_DEFAULTS.apiRateLimit, burstLimit: CONTEXT_DEFAULTS.apiBurstLimit },
+      },
+    },
+    notes: [
+      `callback-isolated: ${fn.length} bursts of ${BURST.count} callbacks at ${BURST.ratePerSec}/s (every ${BURST.retryEvery}th a retry) against the bundled callback handler in its own process, alternated with the same requests against a bare node:http server storing each body with one conditional PutItem; DynamoDB in its own process. Cores during the busiest callback burst: ${fmtCores(c.cores)} (${cpus().length} vCPU) → limited by ${limiter(c.cores)}; ${loads}.`,
+      `callback-isolated, on AWS: the callback process used ${fmt(c.cpuMs, 2)} ms CPU per callback (signature, decryption, XML, the write, the log line, and the shim's HTTP, which API Gateway does outside Lambda: an upper bound). A ${FUNCTIONS.callback.memoryMb} MB container gets ${fmt(share, 2)} vCPU and answers one callback at a time, so ~${fmt(lambdaCpuMs, 0)} ms of CPU plus one DynamoDB round trip (two for a retry) per answer, its first answer after a cold start (the cold metric). The function has no reserved concurrency, so a burst gets containers in parallel; a sustained rate above the API's stage throttle (${CONTEXT_DEFAULTS.apiRateLimit}/s, burst ${CONTEXT_DEFAULTS.apiBurstLimit}) would be answered 429 (WeCom retries a callback it gets no 200 for).`,
+    ],
+  };
+}
+
+/** The app's events received since `since`, through the gateway's own event store (the feed index). */
+async function storedEvents(iso: IsolatedStack, app: string, since: string): Promise<StoredEvent[]> {
+  const db = createDocumentClient('wecom-gateway/bench', {
+    region: LOCAL_REGION,
+    endpoint: iso.emulators.dynamodb.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    const store = new DynamoEventStore(db, iso.stack.env.tableName);
+    const events: StoredEvent[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const out = await store.listByApp(app, since, {
+        limit: 500,
+        now: Date.now(),
+        ...(cursor ? { cursor } : {}),
+      });
+      events.push(...out.events);
+      if (out.events.length === 0 || !out.cursor) break;
+      cursor = out.cursor;
+    }
+    return events;
+  } finally {
+    db.destroy();
+  }
+}
