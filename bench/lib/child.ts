@@ -17,7 +17,7 @@ export type FunctionStack = Pick<LocalStack, 'env' | 'wecomApiBase' | 'sqsEndpoi
 /** infra/constructs/gateway-function.ts sets NODE_OPTIONS=--enable-source-maps and LOG_LEVEL=info. */
 export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
 
-/** The variables the deployed function reads (lib/config/env.ts), with the stack's emulators as endpoints. */
+/** The variables the deployed functions read (lib/config/env.ts), with the stack's emulators as endpoints. */
 export function functionEnv(
   stack: FunctionStack,
   extra: Record<string, string> = {},
@@ -30,6 +30,9 @@ export function functionEnv(
     TABLE_NAME: stack.env.tableName,
     QUEUE_URL_HIGH: stack.env.queueUrls.high,
     QUEUE_URL_NORMAL: stack.env.queueUrls.normal,
+    // CDK gives every function the notify queue (callback and notify cannot start without it), notify its DLQ.
+    NOTIFY_QUEUE_URL: stack.resources.queueUrls.notify,
+    NOTIFY_DLQ_URL: stack.resources.queueUrls['notify-dlq'],
     GATEWAY_CONFIG: configFile,
     WECOM_API_BASE: stack.wecomApiBase,
     LOG_LEVEL: 'info',

@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { DEFAULT_SENDER_CONCURRENCY, ENV, senderEventSources } from '#lib/resources/index.js';
+import { DEFAULT_SENDER_CONCURRENCY, senderEventSources } from '#lib/resources/index.js';
 import { type Poller, senderPollerOptions, startPoller } from '#local/poller.js';
 import { LOCAL_REGION } from '#local/stack.js';
 import { bundleChild, bundleFunction } from './bundle.js';
@@ -79,11 +79,10 @@ async function startHttpFunctionProcess(
   gw: FunctionHost,
   dir: string,
   id: 'ingest' | 'callback',
-  extraEnv: Record<string, string> = {},
 ): Promise<FunctionProcess & { origin: string }> {
   const bundle = await bundleFunction(id, dir);
   const shim = await bundleChild('api-shim', dir);
-  const p = await start(gw, shim, { ...extraEnv, BENCH_FUNCTION: id, BENCH_HANDLER: bundle.file as string });
+  const p = await start(gw, shim, { BENCH_FUNCTION: id, BENCH_HANDLER: bundle.file as string });
   return { ...p, origin: `http://127.0.0.1:${p.ready.port}` };
 }
 
@@ -91,14 +90,9 @@ async function startHttpFunctionProcess(
 export const startIngestProcess = (gw: FunctionHost, dir: string) =>
   startHttpFunctionProcess(gw, dir, 'ingest');
 
-/**
- * The bundled callback handler behind the API Gateway shim. It needs the notify queue (a card event correlated to
- * a message queues a webhook job), as CDK gives it.
- */
+/** The bundled callback handler behind the API Gateway shim. */
 export const startCallbackProcess = (gw: FunctionHost, dir: string) =>
-  startHttpFunctionProcess(gw, dir, 'callback', {
-    [ENV.notifyQueueUrl]: gw.stack.resources.queueUrls.notify,
-  });
+  startHttpFunctionProcess(gw, dir, 'callback');
 
 /** SPEC §7's ingest baseline (node:http + one SQS SendMessage) in a process of its own. */
 export async function startBaselineProcess(
