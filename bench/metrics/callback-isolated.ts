@@ -17,7 +17,7 @@
  * line — and the shim's HTTP and event building, which API Gateway does outside Lambda) gives what a Lambda
  * container answers in: CPU ÷ its CPU share (512 MB = 0.29 vCPU) plus one DynamoDB round trip, one callback at a
  * time. The callback function has no reserved concurrency (Lambda starts a container per concurrent callback);
- * the API's stage throttle (infra context apiRateLimit/apiBurstLimit) is what bounds a sustained rate.
+ * the API stage's default route throttle (infra context apiRateLimit/apiBurstLimit) is what bounds a sustained rate.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -207,7 +207,7 @@ function outcome(m: {
     },
     {
       metric: `callback CPU per callback → a Lambda container at ${FUNCTIONS.callback.memoryMb} MB`,
-      measured: `${fmt(c.cpuMs, 2)} ms → ${fmt(lambdaCpuMs, 1)} ms at ${fmt(share, 2)} vCPU + one DynamoDB round trip per answer; ≤ ${fmt(perContainer, 0)} callbacks/s per container, ${BURST.ratePerSec}/s keeps ≥ ${containers} busy (no reserved concurrency; API throttle ${CONTEXT_DEFAULTS.apiRateLimit}/s, burst ${CONTEXT_DEFAULTS.apiBurstLimit})`,
+      measured: `${fmt(c.cpuMs, 2)} ms → ${fmt(lambdaCpuMs, 1)} ms at ${fmt(share, 2)} vCPU + one DynamoDB round trip per answer; ≤ ${fmt(perContainer, 0)} callbacks/s per container, ${BURST.ratePerSec}/s keeps ≥ ${containers} busy (no reserved concurrency; API route throttle ${CONTEXT_DEFAULTS.apiRateLimit}/s, burst ${CONTEXT_DEFAULTS.apiBurstLimit})`,
       target: `≪ ${WECOM_ANSWER_MS} ms`,
       pass: null,
       value: round(lambdaCpuMs, 2),
@@ -243,7 +243,7 @@ function outcome(m: {
     },
     notes: [
       `callback-isolated: ${fn.length} bursts of ${BURST.count} callbacks at ${BURST.ratePerSec}/s (every ${BURST.retryEvery}th a retry) against the bundled callback handler in its own process, alternated with the same requests against a bare node:http server storing each body with one conditional PutItem; DynamoDB in its own process. Cores during the busiest callback burst: ${fmtCores(c.cores)} (${cpus().length} vCPU) → limited by ${burstLimiter(c)}; ${loads}.`,
-      `callback-isolated, on AWS: the callback process used ${fmt(c.cpuMs, 2)} ms CPU per callback (signature, decryption, XML, the write, the log line, and the shim's HTTP, which API Gateway does outside Lambda: an upper bound). A ${FUNCTIONS.callback.memoryMb} MB container gets ${fmt(share, 2)} vCPU and answers one callback at a time, so ~${fmt(lambdaCpuMs, 0)} ms of CPU plus one DynamoDB round trip (two for a retry) per answer, its first answer after a cold start (the cold metric). The function has no reserved concurrency, so a burst gets containers in parallel; a sustained rate above the API's stage throttle (${CONTEXT_DEFAULTS.apiRateLimit}/s, burst ${CONTEXT_DEFAULTS.apiBurstLimit}) would be answered 429 (WeCom retries a callback it gets no 200 for).`,
+      `callback-isolated, on AWS: the callback process used ${fmt(c.cpuMs, 2)} ms CPU per callback (signature, decryption, XML, the write, the log line, and the shim's HTTP, which API Gateway does outside Lambda: an upper bound). A ${FUNCTIONS.callback.memoryMb} MB container gets ${fmt(share, 2)} vCPU and answers one callback at a time, so ~${fmt(lambdaCpuMs, 0)} ms of CPU plus one DynamoDB round trip (two for a retry) per answer, its first answer after a cold start (the cold metric). The function has no reserved concurrency, so a burst gets containers in parallel; a sustained rate above the API stage's default route throttle (${CONTEXT_DEFAULTS.apiRateLimit}/s, burst ${CONTEXT_DEFAULTS.apiBurstLimit}) would be answered 429 (WeCom retries a callback it gets no 200 for).`,
     ],
   };
 }
