@@ -191,3 +191,10 @@ export const fmtCores = (cores: Record<string, number>) =>
   Object.entries(cores)
     .map(([k, v]) => `${k} ${fmt(v, 2)}`)
     .join(', ');
+
+/**
+ * The vCPU share of a Lambda function with `memoryMb`: Lambda allocates CPU in proportion to memory, one vCPU at
+ * 1,769 MB ([Memory and computing power](https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html)).
+ * What a function's measured CPU per unit of work turns into on AWS.
+ */
+export const lambdaVcpu = (memoryMb: number): number => memoryMb / 1_769;

@@ -38,7 +38,14 @@ import {
 import { type FunctionProcess, startCallbackProcess, startRecordBaselineProcess } from '../lib/functions.js';
 import type { Metric, Row } from '../lib/harness.js';
 import { fmt, percentile, round, summarize } from '../lib/harness.js';
-import { cpuMark, fmtCores, type IsolatedStack, limiter, startIsolatedStack } from '../lib/isolated.js';
+import {
+  cpuMark,
+  fmtCores,
+  type IsolatedStack,
+  lambdaVcpu,
+  limiter,
+  startIsolatedStack,
+} from '../lib/isolated.js';
 import { type LoadResult, runLoad } from '../lib/load.js';
 
 const ROUNDS = 2;
@@ -46,8 +53,6 @@ const WARM_COUNT = 100;
 const WARM_RATE = 50;
 const TRICKLE_COUNT = 50;
 const TRICKLE_RATE = 25;
-/** Lambda allocates CPU in proportion to memory: 1,769 MB = one vCPU (AWS Lambda docs, "Memory and computing power"). */
-const LAMBDA_MB_PER_VCPU = 1_769;
 
 interface Phase {
   result: LoadResult;
@@ -177,7 +182,7 @@ function outcome(m: {
   const sc = merge([m.slow.callback]);
   const sb = merge([m.slow.baseline]);
   const answered = c.statuses['200'] ?? 0;
-  const share = FUNCTIONS.callback.memoryMb / LAMBDA_MB_PER_VCPU;
+  const share = lambdaVcpu(FUNCTIONS.callback.memoryMb);
   // One callback at a time per container: its CPU at the container's share (plus one DynamoDB round trip).
   const lambdaCpuMs = c.cpuMs / share;
   const perContainer = 1000 / lambdaCpuMs;

@@ -43,7 +43,14 @@ import {
   waitUntil,
 } from '../lib/harness.js';
 import { ALERT_CONTENT, textMessage } from '../lib/http.js';
-import { cpuMark, fmtCores, type IsolatedStack, limiter, startIsolatedStack } from '../lib/isolated.js';
+import {
+  cpuMark,
+  fmtCores,
+  type IsolatedStack,
+  lambdaVcpu,
+  limiter,
+  startIsolatedStack,
+} from '../lib/isolated.js';
 import { type LoadResult, runLoad } from '../lib/load.js';
 
 const CONCURRENCY = 16;
@@ -53,8 +60,6 @@ const OPEN_RATE = 25;
 const OPEN_MS = 4_000;
 const SENDER_MESSAGES = 1_200;
 const MINUTE_MS = 60_000;
-/** Lambda allocates CPU in proportion to memory: 1,769 MB = one vCPU (AWS Lambda docs, "Memory and computing power"). */
-const LAMBDA_MB_PER_VCPU = 1_769;
 
 type Name = 'send-only' | 'record-sequential' | 'record-overlapped' | 'gateway';
 
@@ -265,7 +270,7 @@ async function measureSender(
   const cpuMsPerMessage = cpuMs / Math.max(1, total);
   const ceiling = (share: number) =>
     batchSize / (SIM_LATENCY_MS / 1000 + (batchSize * cpuMsPerMessage) / 1000 / share);
-  const lambdaShare = FUNCTIONS.sender.memoryMb / LAMBDA_MB_PER_VCPU;
+  const lambdaShare = lambdaVcpu(FUNCTIONS.sender.memoryMb);
   const perContainer1 = ceiling(1);
   const perContainerLambda = ceiling(lambdaShare);
   const limit = limiter(cores);
