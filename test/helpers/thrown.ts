@@ -11,5 +11,15 @@ export function thrown<T extends Error>(fn: () => unknown, type: abstract new (.
   throw new Error(`expected ${type.name} to be thrown`);
 }
 
+/** What `promise` rejects with; fails the test if it resolves. */
+export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
 /** The HTTP status lib/http answers an error with (its one mapping table), e.g. 400 for a hook payload error. */
 export const statusOf = (err: unknown): number => toErrorResponse(err).statusCode;

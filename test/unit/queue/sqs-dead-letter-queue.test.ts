@@ -1,39 +1,23 @@
-import { CreateQueueCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
 import { SqsDeadLetterQueue } from '#lib/queue/index.js';
 import type { LaneName } from '#lib/resources/index.js';
-import { type SqsEmulator, startSqs } from '#local/emulators.js';
-import { localSqsClient } from '#test/helpers/local-clients.js';
+import { useUnitSqs } from '#test/helpers/unit-sqs.js';
 
 describe('SqsDeadLetterQueue (fauxqs)', () => {
-  let sqs: SqsEmulator;
-  let client: SQSClient;
-  let run = 0;
-
-  beforeAll(async () => {
-    sqs = await startSqs();
-    client = localSqsClient(sqs.endpoint);
-  });
-  afterAll(async () => {
-    client.destroy();
-    await sqs.stop();
-  });
+  const sqs = useUnitSqs();
 
   /** Fresh DLQs with `n` messages in the normal one. */
   async function dlqs(n: number): Promise<Record<LaneName, string>> {
-    run++;
-    const url = async (lane: LaneName) =>
-      (await client.send(new CreateQueueCommand({ QueueName: `unit-${lane}-dlq-${run}` })))
-        .QueueUrl as string;
-    const urls = { high: await url('high'), normal: await url('normal') };
+    const urls = await sqs.lanes('dlq');
     for (let i = 0; i < n; i++)
-      await client.send(new SendMessageCommand({ QueueUrl: urls.normal, MessageBody: `body-${i}` }));
+      await sqs.client.send(new SendMessageCommand({ QueueUrl: urls.normal, MessageBody: `body-${i}` }));
     return urls;
   }
 
   it('reads each message once with its enqueue time, hides it without removing it, and release shows it again', async () => {
     const before = Date.now();
-    const dlq = new SqsDeadLetterQueue(client, await dlqs(13));
+    const dlq = new SqsDeadLetterQueue(sqs.client, await dlqs(13));
 
     const first = await dlq.receive('normal', 100, 60);
     const whileHidden = await dlq.receive('normal', 100, 60);
@@ -53,7 +37,7 @@ describe('SqsDeadLetterQueue (fauxqs)', () => {
   });
 
   it('deletes only the message it is told to', async () => {
-    const dlq = new SqsDeadLetterQueue(client, await dlqs(2));
+    const dlq = new SqsDeadLetterQueue(sqs.client, await dlqs(2));
     const [one, two] = await dlq.receive('normal', 10, 60);
 
     await dlq.delete('normal', one?.receiptHandle as string);

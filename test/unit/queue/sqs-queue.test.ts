@@ -1,10 +1,5 @@
-import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
 import {
   decodeQueuedMessage,
   encodeQueuedMessage,
@@ -14,10 +9,10 @@ import {
 } from '#lib/model/index.js';
 import { QueueUnavailableError, SqsMessageQueue } from '#lib/queue/index.js';
 import { type LaneName, QUEUE_MAX_MESSAGE_BYTES } from '#lib/resources/index.js';
-import { type SqsEmulator, startSqs } from '#local/emulators.js';
 import { closedEndpoint } from '#test/helpers/closed-port.js';
 import { localSqsClient } from '#test/helpers/local-clients.js';
 import { textRequest } from '#test/helpers/unit-sender.js';
+import { useUnitSqs } from '#test/helpers/unit-sqs.js';
 
 const message = (id: string): QueuedMessage =>
   toQueuedMessage(
@@ -33,38 +28,24 @@ const message = (id: string): QueuedMessage =>
   );
 
 describe('SqsMessageQueue (fauxqs)', () => {
-  let sqs: SqsEmulator;
-  let client: SQSClient;
+  const sqs = useUnitSqs();
   let urls: Record<LaneName, string>;
-  let run = 0;
-
-  beforeAll(async () => {
-    sqs = await startSqs();
-    client = localSqsClient(sqs.endpoint);
-  });
-  afterAll(async () => {
-    client.destroy();
-    await sqs.stop();
-  });
 
   /** Fresh lanes per test, so tests never see each other's messages. */
   async function lanes(): Promise<Record<LaneName, string>> {
-    run++;
-    const url = async (lane: LaneName) =>
-      (await client.send(new CreateQueueCommand({ QueueName: `unit-${lane}-${run}` }))).QueueUrl as string;
-    urls = { high: await url('high'), normal: await url('normal') };
+    urls = await sqs.lanes();
     return urls;
   }
 
   const receive = async (url: string, max = 10) =>
     (
-      await client.send(
+      await sqs.client.send(
         new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: max, WaitTimeSeconds: 0 }),
       )
     ).Messages ?? [];
 
   const depth = async (url: string) => {
-    const out = await client.send(
+    const out = await sqs.client.send(
       new GetQueueAttributesCommand({
         QueueUrl: url,
         AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed'],
@@ -77,7 +58,7 @@ describe('SqsMessageQueue (fauxqs)', () => {
   };
 
   it('puts the encoded body on the lane it is asked for, and only there', async () => {
-    const queue = new SqsMessageQueue(client, await lanes());
+    const queue = new SqsMessageQueue(sqs.client, await lanes());
     const m = message('msg_lane');
 
     await queue.enqueue('high', m);
@@ -93,7 +74,7 @@ describe('SqsMessageQueue (fauxqs)', () => {
     const recording = {
       send: ((command: { input: { DelaySeconds?: number } }) => {
         delays.push(command.input.DelaySeconds);
-        return client.send(command as never);
+        return sqs.client.send(command as never);
       }) as SQSClient['send'],
     };
     const queue = new SqsMessageQueue(recording, await lanes());
@@ -111,7 +92,7 @@ describe('SqsMessageQueue (fauxqs)', () => {
     const counting = {
       send: ((command: { input: { Entries?: unknown[] } }) => {
         if (command.input.Entries) sent.push(command.input.Entries.length);
-        return client.send(command as never);
+        return sqs.client.send(command as never);
       }) as SQSClient['send'],
     };
     const queue = new SqsMessageQueue(counting, await lanes());
@@ -168,7 +149,7 @@ describe('SqsMessageQueue (fauxqs)', () => {
   });
 
   it('makes a received message visible again after the retry delay it is given', async () => {
-    const queue = new SqsMessageQueue(client, await lanes());
+    const queue = new SqsMessageQueue(sqs.client, await lanes());
     await queue.enqueue('normal', message('msg_retry'));
     const [first] = await receive(urls.normal);
     expect(await receive(urls.normal)).toEqual([]);

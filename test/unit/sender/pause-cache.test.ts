@@ -14,6 +14,17 @@ const pause = (over: Partial<AppPause> = {}): AppPause => ({
   ...over,
 });
 
+/** Two containers' caches over one store, a second after a minute's pause ended. */
+async function twoContainersAfterPause() {
+  const clock = fakeClock(START);
+  const store = new InMemoryPauseStore();
+  await store.put('ops', pause());
+  const a = new PauseCache(store, { now: clock.now });
+  const b = new PauseCache(store, { now: clock.now });
+  clock.advance(61_000);
+  return { clock, store, a, b };
+}
+
 describe('PauseCache', () => {
   it('reads the store at most once per refresh interval per app', async () => {
     const clock = fakeClock(START);
@@ -41,12 +52,7 @@ describe('PauseCache', () => {
   });
 
   it('lets one record of one container probe after the pause; the others wait for its lease', async () => {
-    const clock = fakeClock(START);
-    const store = new InMemoryPauseStore();
-    await store.put('ops', pause());
-    const a = new PauseCache(store, { now: clock.now });
-    const b = new PauseCache(store, { now: clock.now });
-    clock.advance(61_000);
+    const { store, a, b } = await twoContainersAfterPause();
 
     const gates = await Promise.all([...Array(5)].flatMap(() => [a.gate('ops'), b.gate('ops')]));
 
@@ -57,12 +63,7 @@ describe('PauseCache', () => {
   });
 
   it('has the others look again within seconds while a probe is in flight, not at its 30 s lease’s end', async () => {
-    const clock = fakeClock(START);
-    const store = new InMemoryPauseStore();
-    await store.put('ops', pause());
-    const a = new PauseCache(store, { now: clock.now });
-    const b = new PauseCache(store, { now: clock.now });
-    clock.advance(61_000);
+    const { clock, a, b } = await twoContainersAfterPause();
 
     expect(await a.gate('ops')).toMatchObject({ state: 'probe' });
     const sameContainer = await a.gate('ops');

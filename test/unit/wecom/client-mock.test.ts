@@ -2,19 +2,10 @@ import { MockAgent, type MockPool } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WecomApiError, type WecomClient, WecomTransportError } from '#lib/wecom/index.js';
 import { createUndiciWecomClient } from '#lib/wecom/undici.js';
+import { rejectionOf } from '#test/helpers/thrown.js';
 
 const ORIGIN = 'https://qyapi.weixin.qq.com';
 const TOKEN = 'ACCESS-TOKEN-9b2f-secret';
-
-/** The rejection of `promise`, or a failure when it resolves. */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('WecomClient with an undici MockPool', () => {
   let agent: MockAgent;

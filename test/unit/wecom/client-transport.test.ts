@@ -2,18 +2,10 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WecomTransportError } from '#lib/wecom/index.js';
 import { createUndiciWecomClient } from '#lib/wecom/undici.js';
+import { rejectionOf } from '#test/helpers/thrown.js';
 import { deadPort, startLocalServer } from '#test/helpers/unit-http.js';
 
 const TOKEN = 'ACCESS-TOKEN-5e1d-secret';
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('WecomClient on real loopback sockets', () => {
   const cleanups: (() => Promise<void>)[] = [];

@@ -27,6 +27,18 @@ function gettoken(answer: () => Promise<{ access_token: string; expires_in: numb
   return { api, calls };
 }
 
+/** gettoken failing with `error()` every time; records when it was called. */
+function failingGettoken(now: () => number, error: () => Error) {
+  const calledAt: number[] = [];
+  const api: Pick<WecomApi, 'getToken'> = {
+    getToken: async () => {
+      calledAt.push(now());
+      throw error();
+    },
+  };
+  return { api, calledAt };
+}
+
 describe('TokenCache after a failed gettoken (no token storm)', () => {
   it('calls gettoken once for 50 containers with a backlog when the secret is wrong, until the retry time', async () => {
     const clock = fakeClock();
@@ -61,13 +73,7 @@ describe('TokenCache after a failed gettoken (no token storm)', () => {
   it('makes at most 2 gettoken calls in any minute and 7 in the first hour with a wrong secret (SPEC §7)', async () => {
     const clock = fakeClock();
     const store = new InMemoryTokenStore(clock.now);
-    const calledAt: number[] = [];
-    const api: Pick<WecomApi, 'getToken'> = {
-      getToken: async () => {
-        calledAt.push(clock.now());
-        throw wrongSecret();
-      },
-    };
+    const { api, calledAt } = failingGettoken(clock.now, () => wrongSecret());
     const containers = Array.from(
       { length: 6 },
       () => new TokenCache(store, api, { now: clock.now, sleep: clock.yieldOnly }),
@@ -95,13 +101,10 @@ describe('TokenCache after a failed gettoken (no token storm)', () => {
   it('backs off transient gettoken failures from 2 s, doubling to a minute', async () => {
     const clock = fakeClock();
     const store = new InMemoryTokenStore(clock.now);
-    const calledAt: number[] = [];
-    const api: Pick<WecomApi, 'getToken'> = {
-      getToken: async () => {
-        calledAt.push(clock.now());
-        throw new WecomTransportError('WeCom gettoken: HTTP 502', 'unknown', 'HTTP_502');
-      },
-    };
+    const { api, calledAt } = failingGettoken(
+      clock.now,
+      () => new WecomTransportError('WeCom gettoken: HTTP 502', 'unknown', 'HTTP_502'),
+    );
     const cache = new TokenCache(store, api, { now: clock.now, sleep: clock.yieldOnly });
 
     for (let s = 0; s < 300; s++) {
