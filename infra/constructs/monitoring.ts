@@ -73,12 +73,20 @@ export class Monitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
-    const prefix = Stack.of(this).stackName;
     this.namespace = metricsNamespace(props.stage);
+    this.topic = this.alarmTopic(props);
+    this.queueAlarms(props);
+    this.functionAlarms(props);
+    this.gatewayMetricAlarms();
+    this.dashboard = this.buildDashboard(props);
+  }
 
-    this.topic = new Topic(this, 'AlarmTopic', { displayName: `${prefix} alarms`, enforceSSL: true });
+  /** The SNS topic every alarm notifies (ALARM and OK), with `alarmEmail` subscribed. */
+  private alarmTopic(props: MonitoringProps): Topic {
+    const prefix = Stack.of(this).stackName;
+    const topic = new Topic(this, 'AlarmTopic', { displayName: `${prefix} alarms`, enforceSSL: true });
     if (props.alarmEmail) {
-      this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      topic.addSubscription(new EmailSubscription(props.alarmEmail));
     } else if (props.stage === 'prod') {
       Annotations.of(this).addWarningV2(
         'wecom-gateway:alarms-unsubscribed',
@@ -86,7 +94,7 @@ export class Monitoring extends Construct {
           'infra/stages.json, or subscribe to the AlarmTopicArn output yourself.',
       );
     }
-    Validations.of(this.topic).acknowledge({
+    Validations.of(topic).acknowledge({
       id: 'AwsSolutions-SNS2',
       reason:
         'CloudWatch alarms cannot publish to a topic encrypted with the AWS managed aws/sns key ' +
@@ -94,31 +102,37 @@ export class Monitoring extends Construct {
         'notifications carry alarm names and metric values only, not worth a customer managed key.',
     });
 
-    const alarm = (alarmId: string, metric: IMetric, threshold: number, description: string): Alarm => {
-      const created = new Alarm(this, alarmId, {
-        alarmName: `${prefix}-${alarmId}`,
-        alarmDescription: description,
-        metric,
-        threshold,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        // No data means no messages / no invocations, which is healthy.
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-      created.addAlarmAction(new SnsAction(this.topic));
-      created.addOkAction(new SnsAction(this.topic));
-      this.alarms.push(created);
-      return created;
-    };
+    return topic;
+  }
 
+  private alarm(alarmId: string, metric: IMetric, threshold: number, description: string): Alarm {
+    const prefix = Stack.of(this).stackName;
+    const created = new Alarm(this, alarmId, {
+      alarmName: `${prefix}-${alarmId}`,
+      alarmDescription: description,
+      metric,
+      threshold,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      // No data means no messages / no invocations, which is healthy.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    created.addAlarmAction(new SnsAction(this.topic));
+    created.addOkAction(new SnsAction(this.topic));
+    this.alarms.push(created);
+    return created;
+  }
+
+  /** Messages dead in a DLQ, or waiting too long in a lane or the notify queue. */
+  private queueAlarms(props: MonitoringProps): void {
     for (const { lane, queue } of props.deadLetterQueues) {
-      alarm(
+      this.alarm(
         `dlq-${lane}`,
         queue.metricApproximateNumberOfMessagesVisible({ period: ONE_MINUTE, statistic: Stats.MAXIMUM }),
         0,
         `Messages of the ${lane} lane exhausted their retries (status dead). Inspect them and fix the cause. Do not use a raw SQS redrive: redriven copies count as first deliveries and skip the gateway's duplicate protection.`,
       );
-      alarm(
+      this.alarm(
         `dlq-age-${lane}`,
         queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM }),
         DLQ_AGE_ALARM_SECONDS,
@@ -126,32 +140,14 @@ export class Monitoring extends Construct {
       );
     }
     for (const [lane, queue] of Object.entries(props.lanes) as [LaneName, IQueue][]) {
-      alarm(
+      this.alarm(
         `age-${lane}`,
         queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM }),
         LANE_AGE_ALARM_SECONDS[lane],
         `The oldest ${lane} message waited over ${LANE_AGE_ALARM_SECONDS[lane]} s: the sender is stuck or starved.`,
       );
     }
-    alarm(
-      'sender-errors',
-      props.sender.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM }),
-      0,
-      'The sender threw: with partial batch responses that is a bug, and the whole batch is retried.',
-    );
-    alarm(
-      'sender-throttles',
-      props.sender.metricThrottles({ period: FIVE_MINUTES, statistic: Stats.SUM }),
-      0,
-      'The sender was throttled: event source maxConcurrency exceeds its reserved concurrency.',
-    );
-    alarm(
-      'api-5xx',
-      props.api.metricServerError({ period: FIVE_MINUTES, statistic: Stats.SUM }),
-      0,
-      'The API answered 5xx: ingest crashed, timed out or could not reach SQS/DynamoDB.',
-    );
-    alarm(
+    this.alarm(
       'notify-dlq',
       props.notifyDeadLetter.metricApproximateNumberOfMessagesVisible({
         period: ONE_MINUTE,
@@ -161,7 +157,7 @@ export class Monitoring extends Construct {
       'A webhook failed for over 24 h and its job is in the notify DLQ (the message shows webhook_status dead): ' +
         "the business's receiver is down or rejects our signature. Fix it, then send the jobs back to the notify queue.",
     );
-    alarm(
+    this.alarm(
       'notify-dlq-age',
       props.notifyDeadLetter.metricApproximateAgeOfOldestMessage({
         period: FIVE_MINUTES,
@@ -170,7 +166,7 @@ export class Monitoring extends Construct {
       DLQ_AGE_ALARM_SECONDS,
       `A dead webhook job has waited in the notify DLQ for over ${DLQ_AGE_ALARM_SECONDS / 86_400} days. SQS deletes it 14 days after it was first queued: send it back to the notify queue before then, or accept the loss.`,
     );
-    alarm(
+    this.alarm(
       'notify-age',
       props.notifyQueue.metricApproximateAgeOfOldestMessage({
         period: FIVE_MINUTES,
@@ -179,30 +175,56 @@ export class Monitoring extends Construct {
       NOTIFY_AGE_ALARM_SECONDS,
       'A webhook job is older than its 24 h of retries plus the last backoff: the notify function is not running.',
     );
-    alarm(
-      'webhook-enqueue-failed',
-      this.custom(METRIC_NAMES.webhookEnqueueFailed, FIVE_MINUTES),
+  }
+
+  /** The functions and the API themselves: errors, throttles, 5xx. */
+  private functionAlarms(props: MonitoringProps): void {
+    this.alarm(
+      'sender-errors',
+      props.sender.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM }),
       0,
-      'A status webhook could not be queued (SQS unavailable): the status is stored, but the business was not told.',
+      'The sender threw: with partial batch responses that is a bug, and the whole batch is retried.',
+    );
+    this.alarm(
+      'sender-throttles',
+      props.sender.metricThrottles({ period: FIVE_MINUTES, statistic: Stats.SUM }),
+      0,
+      'The sender was throttled: event source maxConcurrency exceeds its reserved concurrency.',
+    );
+    this.alarm(
+      'api-5xx',
+      props.api.metricServerError({ period: FIVE_MINUTES, statistic: Stats.SUM }),
+      0,
+      'The API answered 5xx: ingest crashed, timed out or could not reach SQS/DynamoDB.',
     );
     for (const [name, fn] of [
       ['callback', props.callback],
       ['notify', props.notify],
     ] as const) {
-      alarm(
+      this.alarm(
         `${name}-errors`,
         fn.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM }),
         0,
         `The ${name} function threw or timed out${name === 'callback' ? ' (WeCom retries the callback three times)' : ''}.`,
       );
     }
-    alarm(
+  }
+
+  /** The gateway's own metrics: 45009s, failed and dead messages, config errors, webhooks not queued. */
+  private gatewayMetricAlarms(): void {
+    this.alarm(
+      'webhook-enqueue-failed',
+      this.custom(METRIC_NAMES.webhookEnqueueFailed, FIVE_MINUTES),
+      0,
+      'A status webhook could not be queued (SQS unavailable): the status is stored, but the business was not told.',
+    );
+    this.alarm(
       'rate-limited',
       this.custom(METRIC_NAMES.rateLimited, FIVE_MINUTES),
       0,
       'WeCom answered 45009 (frequency limit): the quota settings are above what WeCom allows the app.',
     );
-    alarm(
+    this.alarm(
       'failed-rate',
       new MathExpression({
         // FILL: a period with sends but no failure is 0 %, not missing; a period with neither stays missing.
@@ -217,31 +239,35 @@ export class Monitoring extends Construct {
       FAILED_RATE_ALARM_PERCENT,
       `Over ${FAILED_RATE_ALARM_PERCENT} % of the messages handled in 5 minutes failed for good: WeCom refused them (see error.wecom_errcode in their status).`,
     );
-    alarm(
+    this.alarm(
       'dead',
       this.custom(METRIC_NAMES.dead, FIVE_MINUTES),
       0,
       'Messages exhausted their retries in the last 5 minutes (status dead). Unlike the DLQ-depth alarm, this one fires again for every new dead message.',
     );
-    alarm(
+    this.alarm(
       'config-error',
       this.custom(METRIC_NAMES.configError, FIVE_MINUTES),
       0,
       "WeCom refused an app's setup (40001 wrong secret, 60020 IP not in the app's trusted list, 301002 wrong agentid…): every message of that app fails until the config or the WeCom console is fixed. The dashboard shows which app.",
     );
-    alarm(
+    this.alarm(
       'config-reload-failed',
       this.custom(METRIC_NAMES.configReloadFailed, FIVE_MINUTES),
       0,
       'A function could not re-read the config secret, or found it invalid, and keeps running with its last good config: fix the secret (the function log names the bad field).',
     );
+  }
 
-    this.dashboard = new Dashboard(this, 'Dashboard', {
+  /** One dashboard with the key graphs and every alarm's state. */
+  private buildDashboard(props: MonitoringProps): Dashboard {
+    const prefix = Stack.of(this).stackName;
+    const dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: prefix,
       defaultInterval: Duration.hours(3),
     });
     const lanes = Object.entries(props.lanes) as [LaneName, IQueue][];
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       new GraphWidget({
         title: 'Messages per minute',
         width: 12,
@@ -262,7 +288,7 @@ export class Monitoring extends Construct {
         ),
       }),
     );
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       new GraphWidget({
         title: 'Per app: sent, failed, deferred, config errors (per minute)',
         width: 24,
@@ -278,7 +304,7 @@ export class Monitoring extends Construct {
         ),
       }),
     );
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       new GraphWidget({
         title: 'Queue depth (visible)',
         width: 12,
@@ -309,7 +335,7 @@ export class Monitoring extends Construct {
         ),
       }),
     );
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       new GraphWidget({
         title: 'API requests and errors',
         width: 12,
@@ -330,7 +356,7 @@ export class Monitoring extends Construct {
         ],
       }),
     );
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       new GraphWidget({
         title: 'Sender duration (ms)',
         width: 12,
@@ -354,7 +380,7 @@ export class Monitoring extends Construct {
         ],
       }),
     );
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       new GraphWidget({
         title: 'WeCom callbacks per minute',
         width: 12,
@@ -370,7 +396,8 @@ export class Monitoring extends Construct {
         ),
       }),
     );
-    this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: this.alarms }));
+    dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: this.alarms }));
+    return dashboard;
   }
 
   private custom(metricName: string, period: Duration): Metric {
