@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import {
   FUNCTION_ACCESS,
@@ -12,12 +13,16 @@ import {
   FixedEgress,
   GatewayApi,
   GatewayFunction,
+  type GatewayFunctionProps,
   GatewayQueues,
   GatewayTable,
   Monitoring,
   type WecomReach,
 } from './constructs/index.js';
 import type { GatewayContext } from './context.js';
+
+/** The props every GatewayFunction of the stack shares. */
+type FunctionDefaults = Omit<GatewayFunctionProps, 'id'>;
 
 export interface GatewayStackProps extends StackProps {
   readonly gateway: GatewayContext;
@@ -77,7 +82,7 @@ export class GatewayStack extends Stack {
         },
       }),
     };
-    const common = {
+    const common: FunctionDefaults = {
       stage: ctx.stage,
       logRetention,
       removalPolicy,
@@ -91,30 +96,7 @@ export class GatewayStack extends Stack {
       .useNotifyQueues(queues, FUNCTION_ACCESS.ingest.notify)
       .useConfigSecret(config.secret);
 
-    const sources = senderEventSources(ctx.senderConcurrency);
-    assertEventSourcesFit(ctx.senderConcurrency, sources);
-    this.sender = new GatewayFunction(this, 'Sender', {
-      id: 'sender',
-      ...common,
-      // The bound on parallel pressure on WeCom and on the quota counters (SPEC §4).
-      reservedConcurrentExecutions: ctx.senderConcurrency,
-      // Deferrals and retries put messages back into the lanes the sender consumes (see GatewayFunction).
-      feedsOwnTrigger: true,
-    })
-      .useTable(table, FUNCTION_ACCESS.sender.table)
-      // Deferrals re-enqueue a fresh copy (SendMessage); retries back off via ChangeMessageVisibility.
-      .useLanes(queues.lanes, FUNCTION_ACCESS.sender.lanes)
-      .useNotifyQueues(queues, FUNCTION_ACCESS.sender.notify)
-      .useConfigSecret(config.secret);
-    for (const source of sources) {
-      this.sender.consume(queues.lanes[source.queueId], {
-        batchSize: source.batchSize,
-        maxBatchingWindow: Duration.seconds(source.maxBatchingWindowSeconds),
-        maxConcurrency: source.maxConcurrency,
-        // One bad record must not fail (and redeliver) the whole batch (SPEC §4).
-        reportBatchItemFailures: true,
-      });
-    }
+    this.sender = this.senderFunction(ctx, common, table, queues, config);
 
     // WeCom's callbacks: verified, stored, and a wecom.event webhook queued for card events (SPEC §2).
     this.callback = new GatewayFunction(this, 'Callback', { id: 'callback', ...common })
@@ -122,20 +104,7 @@ export class GatewayStack extends Stack {
       .useNotifyQueues(queues, FUNCTION_ACCESS.callback.notify)
       .useConfigSecret(config.secret);
 
-    // Signed webhooks to the businesses. Outside the VPC: it must reach the internet, not WeCom's trusted IP.
-    this.notify = new GatewayFunction(this, 'Notify', { id: 'notify', ...common })
-      .useTable(table, FUNCTION_ACCESS.notify.table)
-      // Retries back off via ChangeMessageVisibility; a job whose ≥ 24 h of retries ran out goes to the DLQ.
-      .useNotifyQueues(queues, FUNCTION_ACCESS.notify.notify, FUNCTION_ACCESS.notify.notifyDlq)
-      .useConfigSecret(config.secret);
-    // It never sends to its own queue (retries change visibility; exhausted jobs go to the DLQ), so no
-    // recursive-loop setting is needed (GatewayFunction.consume checks).
-    this.notify.consume(queues.notify, {
-      batchSize: NOTIFY_EVENT_SOURCE.batchSize,
-      maxBatchingWindow: Duration.seconds(NOTIFY_EVENT_SOURCE.maxBatchingWindowSeconds),
-      maxConcurrency: NOTIFY_EVENT_SOURCE.maxConcurrency,
-      reportBatchItemFailures: true,
-    });
+    this.notify = this.notifyFunction(common, table, queues, config);
 
     const gatewayApi = new GatewayApi(this, 'Api', {
       ingest: this.ingest.fn,
@@ -161,6 +130,78 @@ export class GatewayStack extends Stack {
       ...(ctx.alarmEmail !== undefined && { alarmEmail: ctx.alarmEmail }),
     });
 
+    this.outputs(gatewayApi, monitoring, config, table, queues, egress);
+  }
+
+  /** The sender: reserved concurrency and one event source per lane (SPEC §4). */
+  private senderFunction(
+    ctx: GatewayContext,
+    common: FunctionDefaults,
+    table: ITableV2,
+    queues: GatewayQueues,
+    config: ConfigSecret,
+  ): GatewayFunction {
+    const sources = senderEventSources(ctx.senderConcurrency);
+    assertEventSourcesFit(ctx.senderConcurrency, sources);
+    const sender = new GatewayFunction(this, 'Sender', {
+      id: 'sender',
+      ...common,
+      // The bound on parallel pressure on WeCom and on the quota counters (SPEC §4).
+      reservedConcurrentExecutions: ctx.senderConcurrency,
+      // Deferrals and retries put messages back into the lanes the sender consumes (see GatewayFunction).
+      feedsOwnTrigger: true,
+    })
+      .useTable(table, FUNCTION_ACCESS.sender.table)
+      // Deferrals re-enqueue a fresh copy (SendMessage); retries back off via ChangeMessageVisibility.
+      .useLanes(queues.lanes, FUNCTION_ACCESS.sender.lanes)
+      .useNotifyQueues(queues, FUNCTION_ACCESS.sender.notify)
+      .useConfigSecret(config.secret);
+    for (const source of sources) {
+      sender.consume(queues.lanes[source.queueId], {
+        batchSize: source.batchSize,
+        maxBatchingWindow: Duration.seconds(source.maxBatchingWindowSeconds),
+        maxConcurrency: source.maxConcurrency,
+        // One bad record must not fail (and redeliver) the whole batch (SPEC §4).
+        reportBatchItemFailures: true,
+      });
+    }
+
+    return sender;
+  }
+
+  private notifyFunction(
+    common: FunctionDefaults,
+    table: ITableV2,
+    queues: GatewayQueues,
+    config: ConfigSecret,
+  ): GatewayFunction {
+    // Signed webhooks to the businesses. Outside the VPC: it must reach the internet, not WeCom's trusted IP.
+    const notify = new GatewayFunction(this, 'Notify', { id: 'notify', ...common })
+      .useTable(table, FUNCTION_ACCESS.notify.table)
+      // Retries back off via ChangeMessageVisibility; a job whose ≥ 24 h of retries ran out goes to the DLQ.
+      .useNotifyQueues(queues, FUNCTION_ACCESS.notify.notify, FUNCTION_ACCESS.notify.notifyDlq)
+      .useConfigSecret(config.secret);
+    // It never sends to its own queue (retries change visibility; exhausted jobs go to the DLQ), so no
+    // recursive-loop setting is needed (GatewayFunction.consume checks).
+    notify.consume(queues.notify, {
+      batchSize: NOTIFY_EVENT_SOURCE.batchSize,
+      maxBatchingWindow: Duration.seconds(NOTIFY_EVENT_SOURCE.maxBatchingWindowSeconds),
+      maxConcurrency: NOTIFY_EVENT_SOURCE.maxConcurrency,
+      reportBatchItemFailures: true,
+    });
+
+    return notify;
+  }
+
+  /** What an operator and the CLI need from the stack: URLs, names, the trusted IP. */
+  private outputs(
+    gatewayApi: GatewayApi,
+    monitoring: Monitoring,
+    config: ConfigSecret,
+    table: ITableV2,
+    queues: GatewayQueues,
+    egress: FixedEgress | undefined,
+  ): void {
     new CfnOutput(this, 'ApiUrl', {
       value: gatewayApi.stage.url,
       description: 'Base URL of the gateway API',

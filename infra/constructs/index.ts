@@ -5,6 +5,7 @@ export { GatewayApi } from './gateway-api.js';
 export {
   type FunctionId,
   GatewayFunction,
+  type GatewayFunctionProps,
   type QueueAction,
   type TableAction,
   type WecomReach,
