@@ -266,7 +266,15 @@ export class Monitoring extends Construct {
       dashboardName: prefix,
       defaultInterval: Duration.hours(3),
     });
-    const lanes = Object.entries(props.lanes) as [LaneName, IQueue][];
+    this.addMessageRows(dashboard);
+    this.addQueueAndApiRows(dashboard, props);
+    this.addFunctionRows(dashboard, props);
+    dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: this.alarms }));
+    return dashboard;
+  }
+
+  /** Messages per minute, WeCom's answers, and the per-app series. */
+  private addMessageRows(dashboard: Dashboard): void {
     dashboard.addWidgets(
       new GraphWidget({
         title: 'Messages per minute',
@@ -304,6 +312,11 @@ export class Monitoring extends Construct {
         ),
       }),
     );
+  }
+
+  /** Queue depths and ages, API requests and latency. */
+  private addQueueAndApiRows(dashboard: Dashboard, props: MonitoringProps): void {
+    const lanes = Object.entries(props.lanes) as [LaneName, IQueue][];
     dashboard.addWidgets(
       new GraphWidget({
         title: 'Queue depth (visible)',
@@ -356,6 +369,10 @@ export class Monitoring extends Construct {
         ],
       }),
     );
+  }
+
+  /** The sender's duration and concurrency, callbacks and webhooks. */
+  private addFunctionRows(dashboard: Dashboard, props: MonitoringProps): void {
     dashboard.addWidgets(
       new GraphWidget({
         title: 'Sender duration (ms)',
@@ -396,8 +413,6 @@ export class Monitoring extends Construct {
         ),
       }),
     );
-    dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: this.alarms }));
-    return dashboard;
   }
 
   private custom(metricName: string, period: Duration): Metric {
