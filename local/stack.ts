@@ -110,65 +110,17 @@ export interface LocalStack {
  */
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   const host = opts.host ?? '127.0.0.1';
-  const cleanups: (() => Promise<void>)[] = [];
+  const cleanups: Cleanups = [];
   const stop = async () => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
   try {
-    const engine = opts.dynamoEngine ?? 'dynalite';
-    let dataDir: string | undefined;
-    if (opts.restartableEmulators && engine === 'dynamodb-local') {
-      const dir = await mkdtemp(join(tmpdir(), 'wecom-gateway-ddb-'));
-      dataDir = dir;
-      cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    }
-    const [dynamo, sqsEmu]: [DynamoEmulator, SqsEmulator] = await Promise.all([
-      startDynamo({ engine, ...(dataDir ? { dataDir } : {}) }),
-      startSqs(),
-    ]);
-    cleanups.push(
-      () => dynamo.stop(),
-      () => sqsEmu.stop(),
-    );
-    const counter = await startRequestCounter(dynamo.endpoint);
-    cleanups.push(() => counter.close());
-
-    // The SDK's standard endpoint variables; credentials are dummies the emulators accept.
-    process.env.AWS_ENDPOINT_URL_DYNAMODB = counter.endpoint;
-    process.env.AWS_ENDPOINT_URL_SQS = sqsEmu.endpoint;
-    process.env.AWS_REGION = LOCAL_REGION;
-    process.env.AWS_ACCESS_KEY_ID ??= 'local';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-
-    const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-    const dynamoClient = new DynamoDBClient({ region: LOCAL_REGION, endpoint: dynamo.endpoint, credentials });
-    const sqs = new SQSClient({ region: LOCAL_REGION, endpoint: sqsEmu.endpoint, credentials });
-    cleanups.push(async () => {
-      dynamoClient.destroy();
-      sqs.destroy();
-    });
+    const { dynamo, sqsEmu, counter, dynamoClient, sqs } = await startEmulators(opts, cleanups);
     const resources = await provision({ dynamo: dynamoClient, sqs });
 
     const configFile = opts.configFile ?? (await writeTempConfig(opts.config));
     const config = opts.config ?? (await loadConfig({ configFile }));
-
-    let simulator: WecomSimulator | undefined;
-    if (!opts.wecomApiBase) {
-      simulator = await startWecomSimulator({
-        host,
-        port: opts.simulatorPort ?? 0,
-        ...opts.simulator,
-        // The config's apps, unless a test gives WeCom other ones (a secret the gateway does not know).
-        apps:
-          opts.simulator?.apps ??
-          Object.values(config.apps).map((a) => ({
-            corpId: a.corpId,
-            secret: a.secret,
-            agentId: a.agentId,
-          })),
-      });
-      cleanups.push(() => (simulator as WecomSimulator).stop());
-    }
+    const simulator = opts.wecomApiBase ? undefined : await startSimulator(opts, host, config, cleanups);
     const wecomApiBase = opts.wecomApiBase ?? (simulator as WecomSimulator).url;
 
     const env: GatewayEnv = {
@@ -190,104 +142,15 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       env,
     };
 
-    const ingestDeps = await createIngestDeps(runtime);
-    cleanups.push(() => ingestDeps.close());
-    const callbackDeps = await createCallbackDeps(runtime);
-    const ingest = wrapIngestHandler(ingestDeps);
-    const callback = wrapCallbackHandler(callbackDeps);
-    const handlers: Record<(typeof ROUTES)[number]['functionId'], HttpHandler> = {
-      ingest: (event, context) => ingest(event, context) as Promise<APIGatewayProxyResultV2>,
-      callback: (event, context) => callback(event, context) as Promise<APIGatewayProxyResultV2>,
-    };
-    const api: ApiServer = await startApiServer({
-      host,
-      port: opts.port ?? 0,
-      functionTimeoutSeconds: FUNCTIONS.ingest.timeoutSeconds,
-      functionMemoryMb: FUNCTIONS.ingest.memoryMb,
-      region: LOCAL_REGION,
-      routes: ROUTES.map((route) => ({
-        method: route.method,
-        path: route.path,
-        handler: handlers[route.functionId],
-        functionName: route.functionId,
-      })),
-      fallback: {
-        handler: handlers[DEFAULT_ROUTE.functionId],
-        functionName: DEFAULT_ROUTE.functionId,
-      },
-    });
-    cleanups.push(() => api.close());
+    const api = await startHttpApi(opts, host, runtime, cleanups);
     // The simulator plays WeCom's side of the callbacks: it posts encrypted events to each app's callback URL.
-    simulator?.setCallbackTargets(
-      Object.entries(config.apps).flatMap(([name, app]) =>
-        app.callback
-          ? [
-              {
-                corpId: app.corpId,
-                agentId: app.agentId,
-                token: app.callback.token,
-                encodingAESKey: app.callback.encodingAESKey,
-                url: `${api.url}/v1/wecom/callback/${encodeURIComponent(name)}`,
-              },
-            ]
-          : [],
-      ),
-    );
+    simulator?.setCallbackTargets(callbackTargets(config, api.url));
 
     const pollers: Poller[] = [];
-    if (opts.startSender !== false) {
-      // In AWS every concurrent invocation runs in its own container, with its own token memory, quota blocks and
-      // pause cache. Emulate that: one sender "container" per concurrency slot, lent to one invocation at a time.
-      const containers: Closable[] = [];
-      for (const source of senderEventSources(opts.senderConcurrency ?? DEFAULT_SENDER_CONCURRENCY)) {
-        const idle: ((event: SQSEvent, context: Context) => Promise<SQSBatchResponse>)[] = [];
-        for (let i = 0; i < source.maxConcurrency; i++) {
-          const deps = await createSenderDeps(runtime);
-          containers.push(deps);
-          const sender = wrapSenderHandler(deps);
-          idle.push((event, context) => sender(event, context) as Promise<SQSBatchResponse>);
-        }
-        const senderFn = async (event: SQSEvent, context: Context) => {
-          // The poller never runs more than maxConcurrency invocations, so a container is always free.
-          const container = idle.pop() as (typeof idle)[number];
-          try {
-            return await container(event, context);
-          } finally {
-            idle.push(container);
-          }
-        };
-        pollers.push(
-          startPoller(
-            senderPollerOptions(source, resources, sqs, senderFn, (err) =>
-              runtime.logWrite?.(JSON.stringify({ level: 'error', message: 'poller', err: String(err) })),
-            ),
-          ),
-        );
-      }
-      // Pollers stop before the emulators they poll; the containers' WeCom pools close after the pollers.
-      cleanups.push(async () => {
-        await Promise.all(pollers.map((p) => p.stop()));
-        await Promise.all(containers.map((c) => c.close()));
-      });
-    }
-    if (opts.startNotify ?? opts.startSender !== false) {
-      const notifyDeps = await createNotifyDeps(runtime);
-      const notify = wrapNotifyHandler(notifyDeps);
-      const poller = startPoller(
-        notifyPollerOptions(
-          resources,
-          sqs,
-          (event, context) => notify(event, context) as Promise<SQSBatchResponse>,
-          (err) =>
-            runtime.logWrite?.(JSON.stringify({ level: 'error', message: 'poller', err: String(err) })),
-        ),
-      );
-      pollers.push(poller);
-      cleanups.push(async () => {
-        await poller.stop();
-        await notifyDeps.close();
-      });
-    }
+    if (opts.startSender !== false)
+      pollers.push(...(await startSenders(opts, resources, sqs, runtime, cleanups)));
+    if (opts.startNotify ?? opts.startSender !== false)
+      pollers.push(await startNotify(resources, sqs, runtime, cleanups));
 
     return {
       apiUrl: api.url,
@@ -310,6 +173,193 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     throw err;
   }
 }
+
+/** What to undo when the stack stops (or fails to start), in reverse order. */
+type Cleanups = (() => Promise<void>)[];
+
+/** DynamoDB (behind the request counter) and SQS emulators, with SDK clients on them. */
+async function startEmulators(opts: LocalStackOptions, cleanups: Cleanups) {
+  const engine = opts.dynamoEngine ?? 'dynalite';
+  let dataDir: string | undefined;
+  if (opts.restartableEmulators && engine === 'dynamodb-local') {
+    const dir = await mkdtemp(join(tmpdir(), 'wecom-gateway-ddb-'));
+    dataDir = dir;
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  }
+  const [dynamo, sqsEmu]: [DynamoEmulator, SqsEmulator] = await Promise.all([
+    startDynamo({ engine, ...(dataDir ? { dataDir } : {}) }),
+    startSqs(),
+  ]);
+  cleanups.push(
+    () => dynamo.stop(),
+    () => sqsEmu.stop(),
+  );
+  const counter = await startRequestCounter(dynamo.endpoint);
+  cleanups.push(() => counter.close());
+
+  // The SDK's standard endpoint variables; credentials are dummies the emulators accept.
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = counter.endpoint;
+  process.env.AWS_ENDPOINT_URL_SQS = sqsEmu.endpoint;
+  process.env.AWS_REGION = LOCAL_REGION;
+  process.env.AWS_ACCESS_KEY_ID ??= 'local';
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  const dynamoClient = new DynamoDBClient({ region: LOCAL_REGION, endpoint: dynamo.endpoint, credentials });
+  const sqs = new SQSClient({ region: LOCAL_REGION, endpoint: sqsEmu.endpoint, credentials });
+  cleanups.push(async () => {
+    dynamoClient.destroy();
+    sqs.destroy();
+  });
+  return { dynamo, sqsEmu, counter, dynamoClient, sqs };
+}
+
+/** The WeCom simulator, with the config's apps. */
+async function startSimulator(
+  opts: LocalStackOptions,
+  host: string,
+  config: GatewayConfig,
+  cleanups: Cleanups,
+): Promise<WecomSimulator> {
+  const simulator = await startWecomSimulator({
+    host,
+    port: opts.simulatorPort ?? 0,
+    ...opts.simulator,
+    // The config's apps, unless a test gives WeCom other ones (a secret the gateway does not know).
+    apps:
+      opts.simulator?.apps ??
+      Object.values(config.apps).map((a) => ({
+        corpId: a.corpId,
+        secret: a.secret,
+        agentId: a.agentId,
+      })),
+  });
+  cleanups.push(() => simulator.stop());
+  return simulator;
+}
+
+/** The HTTP API: API Gateway v2 events into the real ingest and callback handlers. */
+async function startHttpApi(
+  opts: LocalStackOptions,
+  host: string,
+  runtime: RuntimeOptions,
+  cleanups: Cleanups,
+): Promise<ApiServer> {
+  const ingestDeps = await createIngestDeps(runtime);
+  cleanups.push(() => ingestDeps.close());
+  const callbackDeps = await createCallbackDeps(runtime);
+  const ingest = wrapIngestHandler(ingestDeps);
+  const callback = wrapCallbackHandler(callbackDeps);
+  const handlers: Record<(typeof ROUTES)[number]['functionId'], HttpHandler> = {
+    ingest: (event, context) => ingest(event, context) as Promise<APIGatewayProxyResultV2>,
+    callback: (event, context) => callback(event, context) as Promise<APIGatewayProxyResultV2>,
+  };
+  const api: ApiServer = await startApiServer({
+    host,
+    port: opts.port ?? 0,
+    functionTimeoutSeconds: FUNCTIONS.ingest.timeoutSeconds,
+    functionMemoryMb: FUNCTIONS.ingest.memoryMb,
+    region: LOCAL_REGION,
+    routes: ROUTES.map((route) => ({
+      method: route.method,
+      path: route.path,
+      handler: handlers[route.functionId],
+      functionName: route.functionId,
+    })),
+    fallback: {
+      handler: handlers[DEFAULT_ROUTE.functionId],
+      functionName: DEFAULT_ROUTE.functionId,
+    },
+  });
+  cleanups.push(() => api.close());
+  return api;
+}
+
+/** Each app with callback settings, as the simulator posts to it. */
+function callbackTargets(config: GatewayConfig, apiUrl: string) {
+  return Object.entries(config.apps).flatMap(([name, app]) =>
+    app.callback
+      ? [
+          {
+            corpId: app.corpId,
+            agentId: app.agentId,
+            token: app.callback.token,
+            encodingAESKey: app.callback.encodingAESKey,
+            url: `${apiUrl}/v1/wecom/callback/${encodeURIComponent(name)}`,
+          },
+        ]
+      : [],
+  );
+}
+
+/** The sender's pollers, one per lane. */
+async function startSenders(
+  opts: LocalStackOptions,
+  resources: ProvisionedResources,
+  sqs: SQSClient,
+  runtime: RuntimeOptions,
+  cleanups: Cleanups,
+): Promise<Poller[]> {
+  const pollers: Poller[] = [];
+  // In AWS every concurrent invocation runs in its own container, with its own token memory, quota blocks and
+  // pause cache. Emulate that: one sender "container" per concurrency slot, lent to one invocation at a time.
+  const containers: Closable[] = [];
+  for (const source of senderEventSources(opts.senderConcurrency ?? DEFAULT_SENDER_CONCURRENCY)) {
+    const idle: ((event: SQSEvent, context: Context) => Promise<SQSBatchResponse>)[] = [];
+    for (let i = 0; i < source.maxConcurrency; i++) {
+      const deps = await createSenderDeps(runtime);
+      containers.push(deps);
+      const sender = wrapSenderHandler(deps);
+      idle.push((event, context) => sender(event, context) as Promise<SQSBatchResponse>);
+    }
+    const senderFn = async (event: SQSEvent, context: Context) => {
+      // The poller never runs more than maxConcurrency invocations, so a container is always free.
+      const container = idle.pop() as (typeof idle)[number];
+      try {
+        return await container(event, context);
+      } finally {
+        idle.push(container);
+      }
+    };
+    pollers.push(startPoller(senderPollerOptions(source, resources, sqs, senderFn, pollerErrorLog(runtime))));
+  }
+  // Pollers stop before the emulators they poll; the containers' WeCom pools close after the pollers.
+  cleanups.push(async () => {
+    await Promise.all(pollers.map((p) => p.stop()));
+    await Promise.all(containers.map((c) => c.close()));
+  });
+  return pollers;
+}
+
+/** The notify queue's poller (webhooks). */
+async function startNotify(
+  resources: ProvisionedResources,
+  sqs: SQSClient,
+  runtime: RuntimeOptions,
+  cleanups: Cleanups,
+): Promise<Poller> {
+  const notifyDeps = await createNotifyDeps(runtime);
+  const notify = wrapNotifyHandler(notifyDeps);
+  const poller = startPoller(
+    notifyPollerOptions(
+      resources,
+      sqs,
+      (event, context) => notify(event, context) as Promise<SQSBatchResponse>,
+      pollerErrorLog(runtime),
+    ),
+  );
+  cleanups.push(async () => {
+    await poller.stop();
+    await notifyDeps.close();
+  });
+  return poller;
+}
+
+/** A poller's receive/delete failures, as a function's error log line. */
+const pollerErrorLog =
+  (runtime: RuntimeOptions) =>
+  (err: unknown): void =>
+    runtime.logWrite?.(JSON.stringify({ level: 'error', message: 'poller', err: String(err) }));
 
 type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
 
