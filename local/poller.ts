@@ -88,104 +88,130 @@ const SQS_BATCH_LIMIT = 10;
 /** Starts `maxConcurrency` pollers; each gathers a batch, invokes the handler, deletes, repeats. */
 export function startPoller(opts: PollerOptions): Poller {
   validate(opts);
-  const waitTimeSeconds = opts.waitTimeSeconds ?? 20;
-  const reportBatchItemFailures = opts.reportBatchItemFailures ?? true;
-  const functionName = opts.functionName ?? 'sqs-consumer';
-  const onError = opts.onError ?? ((err: unknown) => console.error('[poller]', opts.queueUrl, err));
-  const abort = new AbortController();
-  const counts = { invocations: 0, received: 0, deleted: 0, failed: 0 };
+  return new SqsPoller(opts);
+}
 
-  async function receive(max: number, waitSeconds: number): Promise<Message[]> {
-    const { Messages } = await opts.sqs.send(
+/** The event source mapping of one queue: `maxConcurrency` loops over one receive/invoke/delete state. */
+class SqsPoller implements Poller {
+  private readonly waitTimeSeconds: number;
+  private readonly reportBatchItemFailures: boolean;
+  private readonly functionName: string;
+  private readonly onError: (err: unknown) => void;
+  private readonly abort = new AbortController();
+  private readonly counts = { invocations: 0, received: 0, deleted: 0, failed: 0 };
+  private readonly workers: Promise<void>[];
+  private stopped: Promise<void> | undefined;
+
+  constructor(private readonly opts: PollerOptions) {
+    this.waitTimeSeconds = opts.waitTimeSeconds ?? 20;
+    this.reportBatchItemFailures = opts.reportBatchItemFailures ?? true;
+    this.functionName = opts.functionName ?? 'sqs-consumer';
+    this.onError = opts.onError ?? ((err: unknown) => console.error('[poller]', opts.queueUrl, err));
+    this.workers = Array.from({ length: opts.maxConcurrency }, () =>
+      this.run().catch((err: unknown) => this.onError(err)),
+    );
+  }
+
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      this.abort.abort();
+      await Promise.all(this.workers);
+    })();
+    return this.stopped;
+  }
+
+  stats(): PollerStats {
+    return { ...this.counts };
+  }
+
+  private async receive(max: number, waitSeconds: number): Promise<Message[]> {
+    const { Messages } = await this.opts.sqs.send(
       new ReceiveMessageCommand({
-        QueueUrl: opts.queueUrl,
+        QueueUrl: this.opts.queueUrl,
         MaxNumberOfMessages: max,
         WaitTimeSeconds: waitSeconds,
         MessageSystemAttributeNames: ['All'],
         MessageAttributeNames: ['All'],
-        ...(opts.visibilityTimeoutSeconds === undefined
+        ...(this.opts.visibilityTimeoutSeconds === undefined
           ? {}
-          : { VisibilityTimeout: opts.visibilityTimeoutSeconds }),
+          : { VisibilityTimeout: this.opts.visibilityTimeoutSeconds }),
       }),
-      { abortSignal: abort.signal },
+      { abortSignal: this.abort.signal },
     );
     return Messages ?? [];
   }
-
   /** Collects up to batchSize messages within the batching window that starts at the first message. */
-  async function gather(): Promise<Message[]> {
+  private async gather(): Promise<Message[]> {
     const batch: Message[] = [];
     let windowEnd: number | undefined;
-    while (!abort.signal.aborted && batch.length < opts.batchSize) {
-      let wait = waitTimeSeconds;
+    while (!this.abort.signal.aborted && batch.length < this.opts.batchSize) {
+      let wait = this.waitTimeSeconds;
       if (windowEnd !== undefined) {
         const left = windowEnd - Date.now();
         if (left <= 0) break;
         // WaitTimeSeconds is whole seconds; rounding up may stretch an idle window by under a second
         // but never spins. A long poll returns as soon as messages arrive.
-        wait = Math.min(waitTimeSeconds, Math.ceil(left / 1000));
+        wait = Math.min(this.waitTimeSeconds, Math.ceil(left / 1000));
       }
       let messages: Message[];
       try {
-        messages = await receive(Math.min(SQS_BATCH_LIMIT, opts.batchSize - batch.length), wait);
+        messages = await this.receive(Math.min(SQS_BATCH_LIMIT, this.opts.batchSize - batch.length), wait);
       } catch (err) {
-        if (abort.signal.aborted) break;
-        onError(err);
-        await sleep(RECEIVE_RETRY_MS, undefined, { signal: abort.signal }).catch(() => undefined);
+        if (this.abort.signal.aborted) break;
+        this.onError(err);
+        await sleep(RECEIVE_RETRY_MS, undefined, { signal: this.abort.signal }).catch(() => undefined);
         continue;
       }
-      counts.received += messages.length;
+      this.counts.received += messages.length;
       batch.push(...messages);
       if (batch.length > 0 && windowEnd === undefined) {
-        if (opts.maxBatchingWindowSeconds === 0) break;
-        windowEnd = Date.now() + opts.maxBatchingWindowSeconds * 1000;
+        if (this.opts.maxBatchingWindowSeconds === 0) break;
+        windowEnd = Date.now() + this.opts.maxBatchingWindowSeconds * 1000;
       }
     }
     return batch;
   }
-
-  async function invoke(batch: Message[]): Promise<void> {
-    counts.invocations++;
-    const event = buildSqsEvent(batch, opts.queueArn, opts.region);
+  private async invoke(batch: Message[]): Promise<void> {
+    this.counts.invocations++;
+    const event = buildSqsEvent(batch, this.opts.queueArn, this.opts.region);
     const context = buildLambdaContext({
-      functionName,
-      memoryMb: opts.functionMemoryMb ?? 512,
-      timeoutSeconds: opts.functionTimeoutSeconds,
-      region: opts.region,
+      functionName: this.functionName,
+      memoryMb: this.opts.functionMemoryMb ?? 512,
+      timeoutSeconds: this.opts.functionTimeoutSeconds,
+      region: this.opts.region,
     });
     let failed: ReadonlySet<string> | 'all';
     try {
       const result = await withFunctionTimeout(
-        Promise.resolve().then(() => opts.handler(event, context)),
-        functionName,
-        opts.functionTimeoutSeconds,
+        Promise.resolve().then(() => this.opts.handler(event, context)),
+        this.functionName,
+        this.opts.functionTimeoutSeconds,
       );
-      failed = reportBatchItemFailures ? itemFailures(result, event) : new Set();
+      failed = this.reportBatchItemFailures ? itemFailures(result, event) : new Set();
     } catch (err) {
-      onError(err);
+      this.onError(err);
       failed = 'all';
     }
     const done = failed === 'all' ? [] : batch.filter((m) => !failed.has(m.MessageId ?? ''));
-    counts.failed += batch.length - done.length;
-    await deleteMessages(done);
+    this.counts.failed += batch.length - done.length;
+    await this.deleteMessages(done);
   }
-
-  async function deleteMessages(messages: Message[]): Promise<void> {
+  private async deleteMessages(messages: Message[]): Promise<void> {
     for (let i = 0; i < messages.length; i += SQS_BATCH_LIMIT) {
       const chunk = messages.slice(i, i + SQS_BATCH_LIMIT);
       try {
-        const { Successful, Failed } = await opts.sqs.send(
+        const { Successful, Failed } = await this.opts.sqs.send(
           new DeleteMessageBatchCommand({
-            QueueUrl: opts.queueUrl,
+            QueueUrl: this.opts.queueUrl,
             Entries: chunk.map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle })),
           }),
         );
-        counts.deleted += Successful?.length ?? 0;
+        this.counts.deleted += Successful?.length ?? 0;
         if (Failed && Failed.length > 0) {
-          counts.failed += Failed.length;
-          onError(
+          this.counts.failed += Failed.length;
+          this.onError(
             new DeleteFailedError(
-              opts.queueUrl,
+              this.opts.queueUrl,
               Failed.map((f) => ({
                 id: chunk[Number(f.Id)]?.MessageId ?? '',
                 code: f.Code,
@@ -195,35 +221,18 @@ export function startPoller(opts: PollerOptions): Poller {
           );
         }
       } catch (err) {
-        counts.failed += chunk.length;
-        onError(err);
+        this.counts.failed += chunk.length;
+        this.onError(err);
       }
     }
   }
-
-  async function run(): Promise<void> {
-    while (!abort.signal.aborted) {
-      const batch = await gather();
+  private async run(): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      const batch = await this.gather();
       // Messages gathered before stop() are processed rather than left invisible until they time out.
-      if (batch.length > 0) await invoke(batch);
+      if (batch.length > 0) await this.invoke(batch);
     }
   }
-
-  const workers = Array.from({ length: opts.maxConcurrency }, () =>
-    run().catch((err: unknown) => onError(err)),
-  );
-  let stopped: Promise<void> | undefined;
-
-  return {
-    stop: () => {
-      stopped ??= (async () => {
-        abort.abort();
-        await Promise.all(workers);
-      })();
-      return stopped;
-    },
-    stats: () => ({ ...counts }),
-  };
 }
 
 /**
