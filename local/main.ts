@@ -36,6 +36,45 @@ function describeReadings(r: SimReadings): string {
   return JSON.stringify(r);
 }
 
+/** What `npm start` prints once the stack is up: where everything is, and a first request to try. */
+function printBanner(
+  say: (line: string) => void,
+  stack: LocalStack,
+  { apiKey, configFile, startedMs }: { apiKey: string | undefined; configFile: string; startedMs: number },
+): void {
+  say('');
+  say(`  API            ${stack.apiUrl}`);
+  if (apiKey) say(`  dev API key    ${apiKey}`);
+  else say(`  API keys       from ${configFile} (only their SHA-256 is stored there)`);
+  say(
+    stack.simulator
+      ? `  WeCom sim      ${stack.simulator.url}   (inspect: ${stack.simulator.url}/__sim/stats, /__sim/inbox/<userid>)`
+      : `  WeCom          ${stack.wecomApiBase}   (WECOM_API_BASE: messages go to this WeCom)`,
+  );
+  if (stack.simulator)
+    say(`  sim readings   ${describeReadings(stack.simulator.readings())}   (WECOM_SIM_READINGS)`);
+  say(`  config         ${configFile}`);
+  const hooks = Object.keys(stack.config.hooks ?? {});
+  if (hooks.length > 0)
+    say(`  hooks          ${stack.apiUrl}/v1/hooks/<hook>/<token>   (${hooks.join(', ')})`);
+  const pushKeys = (stack.config.pushKeys ?? []).map((k) => k.name);
+  if (pushKeys.length > 0)
+    say(`  push           ${stack.apiUrl}/v1/push/<sendkey>   (${pushKeys.join(', ')})`);
+  say(`  DynamoDB       ${stack.dynamoEndpoint}   SQS ${stack.sqsEndpoint}`);
+  say(`  ready in ${Date.now() - startedMs} ms — Ctrl-C to stop`);
+  say('');
+  if (apiKey) {
+    say('  try:');
+    say(`    curl -s ${stack.apiUrl}/v1/messages -H "Authorization: Bearer ${apiKey}" \\`);
+    say(`      -H 'Content-Type: application/json' \\`);
+    say(
+      `      -d '{"app":"ops","touser":"zhangsan","msgtype":"text","text":{"content":"hello from wecom-gateway"}}'`,
+    );
+    if (stack.simulator) say(`    curl -s ${stack.simulator.url}/__sim/inbox/zhangsan`);
+    say('');
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const port = process.env.PORT ? Number(process.env.PORT) : DEFAULT_PORT;
@@ -79,37 +118,7 @@ async function main(): Promise<void> {
     pid: process.pid,
   }).catch(() => undefined);
 
-  say('');
-  say(`  API            ${stack.apiUrl}`);
-  if (apiKey) say(`  dev API key    ${apiKey}`);
-  else say(`  API keys       from ${configFile} (only their SHA-256 is stored there)`);
-  say(
-    stack.simulator
-      ? `  WeCom sim      ${stack.simulator.url}   (inspect: ${stack.simulator.url}/__sim/stats, /__sim/inbox/<userid>)`
-      : `  WeCom          ${stack.wecomApiBase}   (WECOM_API_BASE: messages go to this WeCom)`,
-  );
-  if (stack.simulator)
-    say(`  sim readings   ${describeReadings(stack.simulator.readings())}   (WECOM_SIM_READINGS)`);
-  say(`  config         ${configFile}`);
-  const hooks = Object.keys(stack.config.hooks ?? {});
-  if (hooks.length > 0)
-    say(`  hooks          ${stack.apiUrl}/v1/hooks/<hook>/<token>   (${hooks.join(', ')})`);
-  const pushKeys = (stack.config.pushKeys ?? []).map((k) => k.name);
-  if (pushKeys.length > 0)
-    say(`  push           ${stack.apiUrl}/v1/push/<sendkey>   (${pushKeys.join(', ')})`);
-  say(`  DynamoDB       ${stack.dynamoEndpoint}   SQS ${stack.sqsEndpoint}`);
-  say(`  ready in ${Date.now() - started} ms — Ctrl-C to stop`);
-  say('');
-  if (apiKey) {
-    say('  try:');
-    say(`    curl -s ${stack.apiUrl}/v1/messages -H "Authorization: Bearer ${apiKey}" \\`);
-    say(`      -H 'Content-Type: application/json' \\`);
-    say(
-      `      -d '{"app":"ops","touser":"zhangsan","msgtype":"text","text":{"content":"hello from wecom-gateway"}}'`,
-    );
-    if (stack.simulator) say(`    curl -s ${stack.simulator.url}/__sim/inbox/zhangsan`);
-    say('');
-  }
+  printBanner(say, stack, { apiKey, configFile, startedMs: started });
 
   let stopping = false;
   const shutdown = async (signal: string) => {
