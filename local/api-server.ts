@@ -118,35 +118,14 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       return;
     }
 
-    const event = buildHttpApiEvent({
+    const response = await invokeRoute(opts, timeoutSeconds, match, {
+      req,
       method,
       rawPath,
       rawQueryString,
-      headers: withForwardedHeaders(req),
       body,
-      sourceIp: clientIp(req),
-      routeKey: match.compiled.routeKey,
-      pathParameters: match.pathParameters,
     });
-    const context = buildLambdaContext({
-      functionName: match.compiled.route.functionName ?? 'api',
-      memoryMb: opts.functionMemoryMb ?? 512,
-      timeoutSeconds,
-      ...(opts.region ? { region: opts.region } : {}),
-    });
-
-    let response: ReturnType<typeof toHttpResponse>;
-    try {
-      const { route } = match.compiled;
-      const result = await withFunctionTimeout(
-        Promise.resolve().then(() => route.handler(event, context)),
-        context.functionName,
-        timeoutSeconds,
-      );
-      response = toHttpResponse(result);
-    } catch (err) {
-      // A function error, a timeout or an invalid result: API Gateway answers a bare 500.
-      opts.onError?.(err, event);
+    if (!response) {
       sendJson(res, 500, { message: 'Internal Server Error' });
       return;
     }
@@ -174,6 +153,45 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       clearTimeout(grace);
     },
   };
+}
+
+/** The matched route's function invoked as API Gateway would; undefined when it failed (API Gateway's bare 500). */
+async function invokeRoute(
+  opts: ApiServerOptions,
+  timeoutSeconds: number,
+  match: { compiled: CompiledRoute; pathParameters: Record<string, string> },
+  request: { req: IncomingMessage; method: string; rawPath: string; rawQueryString: string; body: Buffer },
+): Promise<ReturnType<typeof toHttpResponse> | undefined> {
+  const event = buildHttpApiEvent({
+    method: request.method,
+    rawPath: request.rawPath,
+    rawQueryString: request.rawQueryString,
+    headers: withForwardedHeaders(request.req),
+    body: request.body,
+    sourceIp: clientIp(request.req),
+    routeKey: match.compiled.routeKey,
+    pathParameters: match.pathParameters,
+  });
+  const context = buildLambdaContext({
+    functionName: match.compiled.route.functionName ?? 'api',
+    memoryMb: opts.functionMemoryMb ?? 512,
+    timeoutSeconds,
+    ...(opts.region ? { region: opts.region } : {}),
+  });
+
+  try {
+    const { route } = match.compiled;
+    const result = await withFunctionTimeout(
+      Promise.resolve().then(() => route.handler(event, context)),
+      context.functionName,
+      timeoutSeconds,
+    );
+    return toHttpResponse(result);
+  } catch (err) {
+    // A function error, a timeout or an invalid result: API Gateway answers a bare 500.
+    opts.onError?.(err, event);
+    return undefined;
+  }
 }
 
 function compileRoute(route: ApiRoute): CompiledRoute {
