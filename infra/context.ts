@@ -31,6 +31,9 @@ export interface GatewayContext {
   /** Route-level throttle of each hook and push route (ROUTES rows with `throttle: 'inbound'`). */
   readonly hookBurstLimit: number;
   readonly hookRateLimit: number;
+  /** Route-level throttle of WeCom's callback routes (ROUTES rows with `throttle: 'callback'`). */
+  readonly callbackBurstLimit: number;
+  readonly callbackRateLimit: number;
   /** Hook names that get a route, and so a throttle, of their own (`-c hookRoutes=prom,github`). */
   readonly hookRoutes: readonly string[];
   /** Where every function that calls WeCom calls it; override for a proxy in front of qyapi. */
@@ -50,6 +53,11 @@ export const CONTEXT_DEFAULTS = {
   // retries a 429; GitHub does not, and GitLab disables a webhook after a few 4xx in a row: keep headroom.
   hookBurstLimit: 50,
   hookRateLimit: 10,
+  // WeCom's callbacks come at the pace of the corp's people (a card sent to a department, everyone answering at
+  // once). The callback function answers one in ~5–7 ms of CPU (bench callback-isolated): 500/s keeps a few
+  // containers busy; a 429 there costs one of WeCom's 3 tries of that callback.
+  callbackBurstLimit: 1000,
+  callbackRateLimit: 500,
   hookRoutes: [],
   wecomApiBase: DEFAULT_WECOM_API_BASE,
   tracing: 'off',
@@ -69,6 +77,8 @@ const SETTING_KEYS = new Set<string>([
   'apiRateLimit',
   'hookBurstLimit',
   'hookRateLimit',
+  'callbackBurstLimit',
+  'callbackRateLimit',
   'hookRoutes',
   'wecomApiBase',
   'tracing',
@@ -232,6 +242,8 @@ export function readGatewayContext(scope: Construct): GatewayContext {
     apiRateLimit: read.int('apiRateLimit', CONTEXT_DEFAULTS.apiRateLimit, 1),
     hookBurstLimit: read.int('hookBurstLimit', CONTEXT_DEFAULTS.hookBurstLimit, 1),
     hookRateLimit: read.int('hookRateLimit', CONTEXT_DEFAULTS.hookRateLimit, 1),
+    callbackBurstLimit: read.int('callbackBurstLimit', CONTEXT_DEFAULTS.callbackBurstLimit, 1),
+    callbackRateLimit: read.int('callbackRateLimit', CONTEXT_DEFAULTS.callbackRateLimit, 1),
     hookRoutes: parseHookRoutes(read.raw('hookRoutes')),
     wecomApiBase,
     tracing: read.oneOf<Tracing>('tracing', ['off', 'active'], CONTEXT_DEFAULTS.tracing),

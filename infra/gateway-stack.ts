@@ -111,6 +111,7 @@ export class GatewayStack extends Stack {
       callback: this.callback.fn,
       throttle: { burstLimit: ctx.apiBurstLimit, rateLimit: ctx.apiRateLimit },
       inboundThrottle: { burstLimit: ctx.hookBurstLimit, rateLimit: ctx.hookRateLimit },
+      callbackThrottle: { burstLimit: ctx.callbackBurstLimit, rateLimit: ctx.callbackRateLimit },
       dedicatedHooks: ctx.hookRoutes,
       logRetention,
       removalPolicy,

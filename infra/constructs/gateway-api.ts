@@ -47,6 +47,8 @@ export interface GatewayApiProps {
   readonly throttle: Throttle;
   /** Route-level throttle of each route for other systems' deliveries (`throttle: 'inbound'`: hooks, push). */
   readonly inboundThrottle: Throttle;
+  /** Route-level throttle of WeCom's callback routes (`throttle: 'callback'`). */
+  readonly callbackThrottle: Throttle;
   /** Hooks that get a route of their own (`POST /v1/hooks/<name>/{token}`), and with it their own throttle. */
   readonly dedicatedHooks?: readonly string[];
   readonly logRetention: RetentionDays;
@@ -128,10 +130,13 @@ export class GatewayApi extends Construct {
       });
       if (!created) continue;
       Validations.of(created).acknowledge({ id: 'AwsSolutions-APIG4', reason: nagReason(route) });
-      if ('throttle' in route && route.throttle === 'inbound') {
+      // A route's settings replace the stage's defaults for it, above or below them
+      // (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-throttling.html).
+      if ('throttle' in route) {
+        const throttle = route.throttle === 'inbound' ? props.inboundThrottle : props.callbackThrottle;
         routeSettings[routeKey(route)] = {
-          ThrottlingBurstLimit: props.inboundThrottle.burstLimit,
-          ThrottlingRateLimit: props.inboundThrottle.rateLimit,
+          ThrottlingBurstLimit: throttle.burstLimit,
+          ThrottlingRateLimit: throttle.rateLimit,
         };
         // CloudFormation rejects route settings for a route key the API does not have yet.
         cfnStage.node.addDependency(created);

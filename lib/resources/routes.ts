@@ -29,8 +29,11 @@ export interface RouteDefinition {
   /**
    * `inbound`: a route for other systems' deliveries (hooks, push). On AWS it gets a route-level throttle of its
    * own (context `hookRateLimit`/`hookBurstLimit`), so a vendor's storm cannot use up the API's budget.
+   * `callback`: WeCom's callbacks. Their own route-level throttle (context `callbackRateLimit`/`callbackBurstLimit`)
+   * instead of the stage's, which is sized for the businesses' requests: a corp's people pressing card buttons at
+   * once must not meet 429s (WeCom tries a callback 3 times, then drops it), nor use up the businesses' budget.
    */
-  readonly throttle?: 'inbound';
+  readonly throttle?: 'inbound' | 'callback';
 }
 
 /** Inbound webhooks from SaaS systems; `{hook}` names an entry of config `hooks`. */
@@ -147,6 +150,7 @@ export const ROUTES = [
     functionId: 'callback',
     auth: 'none',
     body: 'none',
+    throttle: 'callback',
   },
   {
     id: 'receiveCallback',
@@ -155,6 +159,7 @@ export const ROUTES = [
     functionId: 'callback',
     auth: 'none',
     body: 'raw',
+    throttle: 'callback',
   },
 ] as const satisfies readonly RouteDefinition[];
 

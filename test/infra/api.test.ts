@@ -63,20 +63,25 @@ describe('HTTP API', () => {
     });
   });
 
-  it('throttles each hook and push route on its own, below the stage, and no API route', () => {
+  it('throttles each hook and push route on its own below the stage, the callback routes above it, and no API route', () => {
     const [stage] = Object.values(gateway.template.findResources('AWS::ApiGatewayV2::Stage'));
     const inbound = { ThrottlingBurstLimit: 50, ThrottlingRateLimit: 10 };
+    const callback = { ThrottlingBurstLimit: 1000, ThrottlingRateLimit: 500 };
     expect(stage?.Properties.RouteSettings).toEqual({
       'POST /v1/hooks/{hook}/{token}': inbound,
       'GET /v1/push/{sendkey}': inbound,
       'POST /v1/push/{sendkey}': inbound,
+      'GET /v1/wecom/callback/{app}': callback,
+      'POST /v1/wecom/callback/{app}': callback,
     });
     // Route settings naming a route the API does not have yet fail the deployment.
     const routeIds = Object.keys(gateway.template.findResources('AWS::ApiGatewayV2::Route'));
-    const hookRoute = routeIds.find((id) =>
-      JSON.stringify(gateway.template.toJSON().Resources[id].Properties).includes('/v1/hooks/'),
-    );
-    expect(stage?.DependsOn).toContain(hookRoute);
+    for (const path of ['/v1/hooks/', '/v1/wecom/callback/']) {
+      const route = routeIds.find((id) =>
+        JSON.stringify(gateway.template.toJSON().Resources[id].Properties).includes(path),
+      );
+      expect(stage?.DependsOn).toContain(route);
+    }
   });
 
   it('writes JSON access logs with request id, ip, route, status, latency and integration error', () => {
@@ -95,6 +100,28 @@ describe('HTTP API', () => {
   it('outputs the API URL', () => {
     expect(Object.keys(gateway.template.findOutputs('ApiUrl'))).toEqual(['ApiUrl']);
   });
+});
+
+describe('HTTP API callback routes', () => {
+  it(
+    "gives WeCom's callback routes a throttle of their own, from context, above the stage's default",
+    () => {
+      const { template } = synthGateway({ callbackBurstLimit: '800', callbackRateLimit: '400' });
+      const [stage] = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+      const limits = { ThrottlingBurstLimit: 800, ThrottlingRateLimit: 400 };
+      expect(stage?.Properties.RouteSettings).toMatchObject({
+        'GET /v1/wecom/callback/{app}': limits,
+        'POST /v1/wecom/callback/{app}': limits,
+      });
+      // The businesses' routes keep the stage's throttle: no route settings of their own.
+      expect(stage?.Properties.RouteSettings['POST /v1/messages']).toBeUndefined();
+      expect(stage?.Properties.DefaultRouteSettings).toMatchObject({
+        ThrottlingBurstLimit: 200,
+        ThrottlingRateLimit: 100,
+      });
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });
 
 describe('HTTP API with dedicated hook routes', () => {

@@ -30,6 +30,7 @@ describe('Gateway context', () => {
     ['alarmEmail', 'not-an-address'],
     ['wecomApiBase', 'http://qyapi.weixin.qq.com'],
     ['hookRateLimit', '0'],
+    ['callbackBurstLimit', '-1'],
     ['hookRoutes', 'prom,bad name'],
   ])('names the bad key when %s is %j', (key, value) => {
     expect(() => read({ [key]: value })).toThrow(new RegExp(`context '${key}'`));
