@@ -16,7 +16,7 @@ export {
   markdownToText,
   markdownToTextCard,
 } from './markdown-fallback.js';
-export { ALL_USERS, parseRecipients } from './recipients.js';
+export { ALL_USERS, foldUserId, parseRecipients } from './recipients.js';
 export {
   type FontColor,
   firstLink,

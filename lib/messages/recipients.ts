@@ -6,9 +6,22 @@ import type { Recipients, ValidationIssue } from './types.js';
  * JSON arrays. Entries are trimmed (WeCom's examples write `PartyID1 | PartyID2`), empty entries are
  * rejected, duplicates removed. Issue fields index the entries after splitting: `touser[2]`.
  * An empty string or array means "none of this kind", like an absent field.
+ *
+ * Userids are case-insensitive in WeCom ("返回包中的userid,不区分大小写,统一转为小写", message/send,
+ * https://developer.work.weixin.qq.com/document/path/90236): `ZhangSan` and `zhangsan` are one member, so they are
+ * one recipient here (the first spelling is kept and sent; WeCom accepts any case) and one quota key in the sender
+ * ({@link foldUserId}).
  */
 
 export const ALL_USERS = '@all';
+
+/**
+ * The form of a userid that identifies its member: WeCom compares userids without regard to case and answers them
+ * in lower case. Quota keys and recipient de-duplication use it; the WeCom body keeps the client's spelling.
+ *
+ * @example foldUserId('ZhangSan') === foldUserId('zhangsan') // true
+ */
+export const foldUserId = (userId: string): string => userId.toLowerCase();
 
 type RecipientField = keyof Recipients;
 
@@ -87,16 +100,20 @@ export function parseRecipients(body: Record<string, unknown>): {
 
   for (const rule of RULES) {
     const entries = splitEntries(body[rule.field], rule, issues);
-    const unique = new Set<string>();
+    // Identity → the first spelling seen; parties and tags are numeric, so folding only matters for userids.
+    const unique = new Map<string, string>();
     entries.forEach((entry, index) => {
       const { value, problem } = normalizeEntry(entry, rule);
       if (problem) issues.push({ field: `${rule.field}[${index}]`, message: problem });
-      else if (value !== undefined) unique.add(value);
+      else if (value !== undefined) {
+        const identity = rule.field === 'touser' ? foldUserId(value) : value;
+        if (!unique.has(identity)) unique.set(identity, value);
+      }
     });
     if (unique.size > rule.max) {
       issues.push({ field: rule.field, message: `${unique.size} ${rule.noun}, max ${rule.max}` });
     }
-    recipients[rule.field] = [...unique];
+    recipients[rule.field] = [...unique.values()];
   }
 
   // "指定为@all,则向关注该企业应用的全部成员发送": mixing it with userids is ambiguous.

@@ -1,5 +1,5 @@
 import type { AppConfig } from '#lib/config/index.js';
-import { countRecipients, toWecomSendBody } from '#lib/messages/index.js';
+import { countRecipients, foldUserId, toWecomSendBody } from '#lib/messages/index.js';
 import {
   changes,
   decodeQueuedMessage,
@@ -290,8 +290,10 @@ function quotaDemand(msg: QueuedMessage, app: AppConfig): QuotaDemand {
     app: msg.app,
     quota: app.quota,
     priority: msg.priority,
+    // Case folded (WeCom userids are case-insensitive): bodies queued before ingest folded may still name one
+    // member twice.
     members: [
-      ...touser.map((u) => (u === '@all' ? '~all' : u)),
+      ...new Set(touser.map((u) => (u === '@all' ? '~all' : foldUserId(u)))),
       ...toparty.map((p) => `~party:${p}`),
       ...totag.map((t) => `~tag:${t}`),
     ],

@@ -33,6 +33,18 @@ describe('recipients', () => {
     expect(req.recipients.toparty).toEqual(['2', '1']);
   });
 
+  it('treats userids that differ only in case as one recipient, keeping the first spelling', () => {
+    const req = expectValid(to({ touser: ['ZhangSan', 'lisi', 'zhangsan', 'ZHANGSAN', 'LiSi'] }));
+
+    expect(req.recipients.touser).toEqual(['ZhangSan', 'lisi']);
+  });
+
+  it('counts the 1000-user limit after folding case', () => {
+    const twice = [...ids(1000, 'u'), ...ids(1000, 'U')];
+
+    expect(expectValid(to({ touser: twice })).recipients.touser).toHaveLength(1000);
+  });
+
   it('accepts parties or tags alone, treating empty strings and arrays as absent', () => {
     expect(expectValid(to({ touser: '', toparty: '7' })).recipients).toEqual({
       touser: [],
