@@ -6,6 +6,7 @@ export { parseConfig, parseConfigJson } from './parse.js';
 export {
   type ApiKeyConfig,
   type AppConfig,
+  type BroadcastConfig,
   DELIVERY_DEFAULTS,
   type DeliveryConfig,
   type GatewayConfig,

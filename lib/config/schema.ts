@@ -157,6 +157,28 @@ const WebhookSchema = v.pipe(
   })),
 );
 
+const ID = v.pipe(v.string(), v.regex(/^\d{1,20}$/, 'must be a numeric id'));
+
+/**
+ * How many people a party, a tag or `@all` reaches when the app may not read WeCom's contacts (otherwise the gateway
+ * resolves them itself). Count a party's sub-parties too. `memberShare`: the share of every member's per-minute and
+ * per-hour allowance kept for these broadcasts (each broadcast uses one unit of it; direct messages get the rest).
+ */
+const BroadcastSchema = v.strictObject({
+  allSize: v.optional(positiveInt),
+  partySizes: v.optional(v.record(ID, positiveInt)),
+  tagSizes: v.optional(v.record(ID, positiveInt)),
+  defaultSize: v.optional(positiveInt),
+  memberShare: v.optional(
+    v.pipe(
+      v.number('must be a number'),
+      v.minValue(0.05, 'must be >= 0.05'),
+      v.maxValue(0.9, 'must be <= 0.9'),
+    ),
+    0.25,
+  ),
+});
+
 const AppSchema = v.strictObject({
   corpId: nonEmpty('corpId'),
   agentId: v.pipe(
@@ -187,6 +209,8 @@ const AppSchema = v.strictObject({
    * (lib/messages/markdown-fallback.ts). Absent: sent as markdown.
    */
   markdownFallback: v.optional(v.picklist(['text', 'textcard'], 'must be text or textcard')),
+  /** Sizes of broadcasts the app may not resolve through WeCom's contacts API (see BroadcastSchema). */
+  broadcast: v.optional(BroadcastSchema),
 });
 
 const APP_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -238,5 +262,6 @@ export type AppConfig = GatewayConfig['apps'][string];
 export type QuotaConfig = AppConfig['quota'];
 export type DeliveryConfig = AppConfig['delivery'];
 export type WebhookConfig = NonNullable<AppConfig['webhook']>;
+export type BroadcastConfig = NonNullable<AppConfig['broadcast']>;
 export type ApiKeyConfig = GatewayConfig['apiKeys'][number];
 export type { HookConfig, HookRule, HookSource, PushKeyConfig, RecipientsConfig } from './hooks-schema.js';

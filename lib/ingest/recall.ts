@@ -12,7 +12,8 @@ const RECALL_WINDOW_MS = 24 * 3600_000;
 const WECOM_RECALL_TOO_LATE = 42052;
 
 /**
- * POST /v1/messages/{id}/recall: WeCom `message/recall` with the stored msgid, within 24 h of sending. Recalling
+ * POST /v1/messages/{id}/recall: WeCom `message/recall` with the stored msgid, within 24 h of sending; a message sent
+ * in parts (recipients that waited for their quota slots) has one msgid per part, and each is recalled. Recalling
  * an already recalled message answers 200 again (a retried recall must not fail).
  */
 export async function recallMessage(
@@ -38,9 +39,22 @@ export async function recallMessage(
   if (record.sentAt && now - Date.parse(record.sentAt) > RECALL_WINDOW_MS) throw tooLate();
   const app = deps.config.apps[record.app];
   if (!app) throw new StateConflictError('app_not_configured', `app ${record.app} is no longer configured`);
+  const msgids = [...new Set([...(record.parts ?? []).map((p) => p.wecom.msgid), msgid])];
+  let recalled = 0;
   try {
-    await deps.tokens.withToken(app, (token) => deps.wecom.recall(token, msgid));
+    for (const m of msgids) {
+      try {
+        await deps.tokens.withToken(app, (token) => deps.wecom.recall(token, m));
+        recalled++;
+      } catch (err) {
+        // An early part may be past WeCom's 24 hours while a later one is not.
+        if (!(err instanceof WecomApiError && err.errcode === WECOM_RECALL_TOO_LATE && msgids.length > 1))
+          throw err;
+      }
+    }
+    if (recalled === 0) throw tooLate();
   } catch (err) {
+    if (err instanceof StateConflictError) throw err;
     deps.logger.warn('recall failed', { err, messageId: id });
     if (err instanceof WecomApiError && err.errcode === WECOM_RECALL_TOO_LATE) throw tooLate();
     if (err instanceof WecomApiError && (err.errclass === 'permanent' || err.errclass === 'config')) {

@@ -43,6 +43,11 @@ export interface MessageStatusView {
   sent_at: string | null;
   metadata: Record<string, string>;
   wecom: ({ msgid: string } & Record<(typeof RECEIPT_LISTS)[number], string>) | null;
+  /**
+   * Present when the message went out in parts (some recipients waited for their quota slots): each part's users,
+   * when it was sent and WeCom's receipt for it. `wecom` is the receipt of the last part.
+   */
+  parts?: { touser: string[]; sent_at: string; wecom: NonNullable<MessageStatusView['wecom']> }[];
   error: MessageError | null;
   events: MessageEvent[];
   /** Events of a long run of retries or deferrals that were counted instead of listed (the newest is listed). */
@@ -99,6 +104,9 @@ function toStatusView(r: MessageRecord): Omit<MessageStatusView, 'wecom_events' 
     sent_at: r.sentAt ?? null,
     metadata: r.metadata ?? {},
     wecom: r.wecom ? receiptView(r.wecom) : null,
+    ...(r.parts?.length
+      ? { parts: r.parts.map((p) => ({ touser: p.touser, sent_at: p.sentAt, wecom: receiptView(p.wecom) })) }
+      : {}),
     error: r.error ?? null,
     events: recentEvents(r),
     events_omitted: r.eventsOmitted ?? 0,

@@ -13,6 +13,7 @@ export {
   decodeQueuedMessage,
   encodeQueuedMessage,
   type QueuedMessage,
+  type QueuedPart,
   toQueuedMessage,
 } from './queue-body.js';
 export {
@@ -27,6 +28,7 @@ export {
   RECEIPT_LISTS,
   type RecordOrigin,
   receiptOf,
+  type SentPart,
   STATUS,
   TERMINAL_STATUSES,
   taskKeyOf,

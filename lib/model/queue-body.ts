@@ -24,6 +24,26 @@ export interface QueuedMessage extends RecordOrigin {
    * so a message that died waiting gets a whole budget again; its own `ttl_seconds` still counts from `createdAt`.
    */
   redrivenAt?: string;
+  /** A deferred copy that sends to some of the recipients, or waits for quota slots reserved for it. */
+  part?: QueuedPart;
+  /** Not to be sent before this (epoch ms): a wait longer than SQS's longest delay (15 min) takes several hops. */
+  notBeforeMs?: number;
+}
+
+/**
+ * What a deferred copy carries about its quota: whom it sends to when a message was split by recipients (some had a
+ * slot at once, the others wait for theirs), and the slots reserved for it, so that it waits for them exactly once.
+ */
+export interface QueuedPart {
+  /** The users this copy sends to, as the client spelled them: a subset of `request.recipients.touser`. */
+  touser?: string[];
+  /**
+   * Send exactly these first, in one send, then the rest of `touser`: an attempt at this part may have reached
+   * WeCom, so its retry must be the same request (WeCom's duplicate check compares request bodies).
+   */
+  first?: string[];
+  /** Case-folded member (or the app's broadcast allowance) → the slot reserved for this copy (epoch ms). */
+  held?: Record<string, number>;
 }
 
 /** The body that queues a freshly stored record. */

@@ -68,6 +68,13 @@ export interface MessageError {
   wecom_errcode?: number;
 }
 
+/** Recipients who got the message in one send, when it was split (the others waited for their quota slots). */
+export interface SentPart {
+  touser: string[];
+  sentAt: string;
+  wecom: WecomReceipt;
+}
+
 export interface MessageEvent {
   at: string;
   type: string;
@@ -89,7 +96,13 @@ export interface MessageRecord {
   /** Name of the API key that submitted it. */
   apiKey: string;
   request: MessageRequest;
+  /** The receipt of the (last) send. */
   wecom?: WecomReceipt;
+  /**
+   * Set when the message went out in parts: each part's recipients and receipt. The message is `deferred` while
+   * parts are still waiting, `sent` when the last one went.
+   */
+  parts?: SentPart[];
   error?: MessageError;
   /** At most a bounded number of events (lib/model `changes` decides which are kept); see `lastEvent`. */
   events?: MessageEvent[];

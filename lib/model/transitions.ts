@@ -5,6 +5,7 @@ import {
   type MessageRecord,
   type MessageStatus,
   PENDING_STATUSES,
+  type SentPart,
   STATUS,
   sentEvent,
   type WecomReceipt,
@@ -32,6 +33,11 @@ export const TRANSITIONS = {
   expire: { from: PENDING_STATUSES, to: STATUS.expired },
   /** Sender: waiting for quota or a paused app; a fresh copy (generation + 1) is queued with a delay. */
   defer: { from: PENDING_STATUSES, to: STATUS.deferred },
+  /**
+   * Sender: some recipients got the message; the others wait for their quota slots in a copy of their own
+   * (generation + 1). The message stays pending until its last part is sent (`send`).
+   */
+  sendPart: { from: PENDING_STATUSES, to: STATUS.deferred },
   /** Sender: WeCom refused it for good, or no window could ever hold it. */
   fail: { from: PENDING_STATUSES, to: STATUS.failed },
   /** Ingest: WeCom recalled it (within 24 h of sending). */
@@ -88,6 +94,8 @@ export interface StatusChange {
   replaceMayHaveReachedAt?: true;
   /** Removes the record's `error` (a redriven message is no longer dead). */
   clearError?: true;
+  /** Appended to `parts`. */
+  part?: SentPart;
 }
 
 const change = (name: TransitionName, at: string, event: Omit<MessageEvent, 'at'>) => ({
@@ -156,11 +164,36 @@ export const changes = {
     ...change('withdraw', at, { type: 'failed', detail: reason }),
     error: { code: reason, message: WITHDRAWN[reason] },
   }),
-  send: (at: string, receipt: WecomReceipt): StatusChange => ({
+  /** `part`: the recipients of this send, when the message went out in parts (this is the last one). */
+  send: (at: string, receipt: WecomReceipt, part?: Omit<SentPart, 'sentAt' | 'wecom'>): StatusChange => ({
     ...change('send', at, sentEvent(at, receipt)),
     sentAt: at,
     wecom: receipt,
     attemptsDelta: 1,
+    ...(part ? { part: { ...part, sentAt: at, wecom: receipt } } : {}),
+  }),
+  /**
+   * Some recipients got the message (`touser`); `waiting` others wait for their slots in the copy of generation
+   * `generation` (absent: the copy could not be queued, the message is retried and skips whoever got it).
+   * `mayHaveReachedAt`: this send retried an attempt whose answer was lost (kept like any such marker).
+   */
+  sendPart: (
+    at: string,
+    receipt: WecomReceipt,
+    part: { touser: string[]; waiting: number; generation?: number; mayHaveReachedAt?: string },
+  ): StatusChange => ({
+    ...change('sendPart', at, {
+      type: 'part_sent',
+      detail: `msgid ${receipt.msgid} to ${part.touser.length}; ${part.waiting} wait for their quota slots`,
+    }),
+    attemptsDelta: 1,
+    part: { touser: part.touser, sentAt: at, wecom: receipt },
+    ...(part.generation !== undefined ? { generation: part.generation, missedWecomAtReceive: 0 } : {}),
+    // A message waiting long in many parts lists the first ones (the parts themselves are all kept).
+    eventMode: (part.generation ?? 0) > MAX_LISTED_DEFERRALS ? 'count' : 'append',
+    ...(part.mayHaveReachedAt !== undefined
+      ? { mayHaveReachedWecom: true as const, mayHaveReachedAt: part.mayHaveReachedAt }
+      : {}),
   }),
   /** `generation`: set when the retry travels as a fresh copy (its receive count starts again). */
   retry: (at: string, attempt: FailedAttempt, generation?: number): StatusChange => ({
@@ -252,6 +285,7 @@ export function applyChange(record: MessageRecord, c: StatusChange): MessageReco
   if (c.mayHaveReachedAt && (record.mayHaveReachedAt === undefined || c.replaceMayHaveReachedAt))
     r.mayHaveReachedAt = c.mayHaveReachedAt;
   if (c.clearError) delete r.error;
+  if (c.part) r.parts = [...(record.parts ?? []), c.part];
   if (c.missedWecomAtReceive === false) {
     delete r.lastAttemptReachedWecom;
     delete r.notReachedAtReceive;

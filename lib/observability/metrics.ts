@@ -31,7 +31,9 @@ export type MetricName =
   | 'WebhookRetries'
   | 'WebhooksDead'
   | 'WebhooksRefused'
-  | 'WebhookEnqueueFailed';
+  | 'WebhookEnqueueFailed'
+  /** A message went out in parts: those with a quota slot now, the others later. */
+  | 'SentPart';
 
 /** The dimension of the per-app series (Sent, Failed, Deferred, ConfigError by app). */
 export const APP_DIMENSION = 'app';

@@ -1,6 +1,6 @@
 import type { ConfigSource } from '#lib/config/index.js';
 import type { IngestDeps } from '#lib/ingest/index.js';
-import { QuotaGuard, WECOM_WINDOWS } from '#lib/sender/index.js';
+import { QuotaUsageReader, WECOM_WINDOWS } from '#lib/quota/index.js';
 import {
   DynamoCardCodeStore,
   DynamoEventStore,
@@ -30,7 +30,10 @@ export async function createIngestDeps(
     { maxWaitMs: 5_000 },
   );
   // Read only: the senders' quota counters, for GET /v1/apps/{app}.
-  const quota = new QuotaGuard(new DynamoQuotaStore(s.db, s.env.tableName), opts.windows ?? WECOM_WINDOWS);
+  const quota = new QuotaUsageReader(
+    new DynamoQuotaStore(s.db, s.env.tableName),
+    opts.windows ?? WECOM_WINDOWS,
+  );
   const table = s.env.tableName;
   return {
     // Read on every use: the config source swaps in a re-read config (lib/config/source.ts).

@@ -1,7 +1,8 @@
 import type { ConfigSource, GatewayEnv } from '#lib/config/index.js';
 import { MAX_RECEIVE_COUNT } from '#lib/resources/index.js';
 import { PauseCache, QuotaGuard, type SenderDeps, WECOM_WINDOWS } from '#lib/sender/index.js';
-import { DynamoPauseStore, DynamoQuotaStore } from '#lib/store/index.js';
+import { DynamoDirectoryStore, DynamoPauseStore, DynamoQuotaStore } from '#lib/store/index.js';
+import { BroadcastDirectory } from '#lib/wecom/index.js';
 import { createUndiciWecomClient } from '#lib/wecom/undici.js';
 import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js';
 
@@ -22,15 +23,17 @@ export async function createSenderDeps(
     messages: s.messages,
     queue: s.queue,
     tokens: s.tokens,
-    quota: new QuotaGuard(
-      new DynamoQuotaStore(s.db, s.env.tableName, Date.now, (_app, scope, used, limit) => {
-        // Share of the gateway's per-minute API budget in use: the figure to watch before WeCom says 45009.
-        if (scope === 'app-minute') s.metrics.gauge('QuotaUtilisation', Math.round((100 * used) / limit));
-      }),
-      opts.windows ?? WECOM_WINDOWS,
-      Date.now,
-      opts.quotaGuardMs,
-    ),
+    quota: new QuotaGuard(new DynamoQuotaStore(s.db, s.env.tableName), {
+      windows: opts.windows ?? WECOM_WINDOWS,
+      ...(opts.slotWaitMs !== undefined ? { inlineWaitMs: opts.slotWaitMs } : {}),
+      ...(opts.slotLatenessMs !== undefined ? { maxLatenessMs: opts.slotLatenessMs } : {}),
+      // Share of the gateway's per-minute API budget in use: the figure to watch before WeCom says 45009.
+      onUsage: (_app, _scope, used, limit) =>
+        s.metrics.gauge('QuotaUtilisation', Math.round((100 * used) / limit)),
+    }),
+    broadcasts: new BroadcastDirectory(new DynamoDirectoryStore(s.db, s.env.tableName), s.wecom, {
+      ...(opts.directoryRefreshMs !== undefined ? { refreshMs: opts.directoryRefreshMs } : {}),
+    }),
     pauses: new PauseCache(new DynamoPauseStore(s.db, s.env.tableName)),
     ...(opts.windows ? { windows: opts.windows } : {}),
     ...(opts.configProbeMs ? { configProbeMs: opts.configProbeMs } : {}),

@@ -25,8 +25,12 @@ export interface RuntimeOptions {
   /** How old the config may get before an invocation re-reads it (default CONFIG_MAX_AGE_MS). */
   configMaxAgeMs?: number;
   windows?: QuotaWindows;
-  /** End-of-window guard band (ms); must exceed the time from reservation to WeCom receiving the send. */
-  quotaGuardMs?: number;
+  /** A quota slot this close is waited for in the sender; later ones through the queue (default 3 s). */
+  slotWaitMs?: number;
+  /** How late a quota slot may still be used (default 5 s, less when the safety margin absorbs less). */
+  slotLatenessMs?: number;
+  /** How long a broadcast's resolved membership is used before it is read again (default 24 h). */
+  directoryRefreshMs?: number;
   retry?: RetryPolicy;
   deferJitterSeconds?: number;
   rateLimitPauseMs?: number;

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { type AppConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
 import type { QueuedMessage } from '#lib/model/index.js';
 import type { Logger } from '#lib/observability/index.js';
+import { WECOM_WINDOWS } from '#lib/quota/index.js';
 import type { AppPause } from '#lib/store/index.js';
 import { errcodeHint, type WecomApiError } from '#lib/wecom/index.js';
 import { defer, fail, nowOf } from './outcomes.js';
 import { DEFAULT_CONFIG_STEPS_MS, type Gate, nextPause, type PauseSchedule } from './pause.js';
-import { WECOM_WINDOWS } from './quota.js';
 import type { IncomingRecord, Outcome, SenderDeps } from './types.js';
 
 /**

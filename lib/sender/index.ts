@@ -1,3 +1,4 @@
+export { effectiveLimit, type QuotaWindows, WECOM_WINDOWS } from '#lib/quota/index.js';
 export { DEFAULT_RETRY, fullJitterSeconds, type RetryPolicy } from './backoff.js';
 export {
   dayEndOf,
@@ -8,13 +9,12 @@ export {
   type PauseSchedule,
 } from './pause.js';
 export {
-  effectiveLimit,
+  BROADCAST_SLOT,
   type QuotaDecision,
   type QuotaDemand,
   QuotaGuard,
+  type QuotaGuardOptions,
   type QuotaScope,
-  type QuotaWindows,
-  WECOM_WINDOWS,
 } from './quota.js';
 export { processBatch } from './service.js';
 export type { IncomingRecord, SenderDeps } from './types.js';

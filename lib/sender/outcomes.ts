@@ -1,5 +1,5 @@
 import type { AppConfig } from '#lib/config/index.js';
-import { changes, type FailedAttempt, type QueuedMessage } from '#lib/model/index.js';
+import { changes, type FailedAttempt, type QueuedMessage, type QueuedPart } from '#lib/model/index.js';
 import type { Logger } from '#lib/observability/index.js';
 import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
 import { errcodeHint, TokenUnavailableError, WecomApiError, WecomError } from '#lib/wecom/index.js';
@@ -20,15 +20,20 @@ export interface AttemptContext {
   log: Logger;
 }
 
-/** Over quota: wait for the window, or fail a message no window could ever hold. */
+/**
+ * Over quota: wait for the slots the guard reserved (exactly, once), or for the window to free up; or fail a message
+ * no window could ever hold.
+ */
 export async function refused(
   deps: SenderDeps,
   r: IncomingRecord,
   msg: QueuedMessage,
   decision: Extract<QuotaDecision, { ok: false }>,
 ): Promise<Outcome> {
-  if (Number.isFinite(decision.retryAtMs))
-    return defer(deps, r, msg, decision.retryAtMs, `quota ${decision.scope}`);
+  if (Number.isFinite(decision.retryAtMs)) {
+    const part = decision.held ? { ...msg.part, held: decision.held } : undefined;
+    return defer(deps, r, msg, decision.retryAtMs, `quota ${decision.scope}`, part);
+  }
   await fail(deps, msg, {
     code: 'exceeds_quota',
     message: `the message needs more ${decision.scope} quota than the app's configured limit allows in one window`,
@@ -163,6 +168,9 @@ const detailOf = (err: unknown): string =>
  * Wait without touching the DLQ count: a fresh copy (generation + 1) is enqueued with a delay and the
  * received one acknowledged. The record's generation tells a stale copy (its delete failed) to stand down. A wait
  * that would end past the message's deadline ends the message now instead.
+ *
+ * With `part.held` the copy holds quota slots and wakes for them exactly: a little early (the sender waits the rest
+ * in-process), never in a crowd. Otherwise it wakes when the window frees up, spread by a random jitter.
  */
 export async function defer(
   deps: SenderDeps,
@@ -170,6 +178,7 @@ export async function defer(
   msg: QueuedMessage,
   retryAtMs: number,
   reason: string,
+  part?: QueuedPart,
 ): Promise<Outcome> {
   const now = nowOf(deps);
   const deadline = deadlineOf(msg, deps.config.apps[msg.app]);
@@ -177,11 +186,13 @@ export async function defer(
     await endAtDeadline(deps, msg, deadline, reason);
     return 'ack';
   }
-  const jitter = (deps.random ?? Math.random)() * (deps.deferJitterSeconds ?? 3);
-  const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil((retryAtMs - now) / 1000 + jitter)));
   const copy: QueuedMessage = { ...msg, generation: msg.generation + 1 };
+  const kept = part ?? (msg.part ? { ...msg.part, held: undefined } : undefined);
+  if (kept && (kept.touser || kept.first || kept.held)) copy.part = withoutEmpty(kept);
+  else delete copy.part;
+  let delaySeconds: number;
   try {
-    await deps.queue.enqueue(r.lane, copy, delaySeconds);
+    delaySeconds = await enqueueCopy(deps, r, copy, retryAtMs, copy.part?.held !== undefined);
   } catch (err) {
     deps.logger.error('could not re-enqueue a deferred message; retrying it through SQS', {
       err,
@@ -229,6 +240,50 @@ export async function endAtDeadline(
     );
   deps.metrics.count(deadline.kind === 'ttl' ? 'Expired' : 'Dead');
 }
+
+/** WeCom: "大部分企业应用在每小时的0分或30分触发推送消息,容易造成资源挤占" (path/90236): avoid those minutes. */
+const CROWDED_MINUTES = [0, 30];
+/** Long waits may move past a crowded minute: a minute more costs nothing after five. */
+const CROWD_AVOIDING_WAIT_MS = 5 * 60_000;
+
+/**
+ * Enqueues a deferred copy to wake at `wakeAtMs`. `exact`: the copy holds slots; it arrives within half a second of
+ * them (SQS delays are whole seconds). Else the wake is spread over
+ * `deferJitterSeconds` and, for a long wait, kept out of the minutes WeCom says everyone crowds into. A wake beyond
+ * SQS's longest delay (15 min) is reached in hops: the copy carries it in `notBeforeMs`. Returns the delay used.
+ */
+export async function enqueueCopy(
+  deps: SenderDeps,
+  r: IncomingRecord,
+  copy: QueuedMessage,
+  wakeAtMs: number,
+  exact: boolean,
+): Promise<number> {
+  const now = nowOf(deps);
+  let wake = wakeAtMs;
+  if (!exact) {
+    wake += (deps.random ?? Math.random)() * (deps.deferJitterSeconds ?? 10) * 1000;
+    if (wake - now >= CROWD_AVOIDING_WAIT_MS) wake = awayFromCrowdedMinutes(wake, deps.random ?? Math.random);
+  }
+  // Holding slots: SQS delays are whole seconds, so arrive within half a second of the slot: a little early, the
+  // guard waits the rest in-process (it does for any slot within its in-process wait, at least a second); a little
+  // late, the margin absorbs it. Arriving a whole second early would hold a sender container that long per copy.
+  const wanted = exact ? Math.round((wake - now) / 1000) : Math.ceil((wake - now) / 1000);
+  const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(exact ? 0 : 1, wanted));
+  if (wanted > MAX_DELAY_SECONDS) copy.notBeforeMs = wake;
+  else delete copy.notBeforeMs;
+  await deps.queue.enqueue(r.lane, copy, delaySeconds);
+  return delaySeconds;
+}
+
+function awayFromCrowdedMinutes(t: number, random: () => number): number {
+  const minute = Math.floor(t / 60_000) % 60;
+  if (!CROWDED_MINUTES.includes(minute)) return t;
+  return (Math.floor(t / 60_000) + 1) * 60_000 + random() * 30_000;
+}
+
+const withoutEmpty = (p: QueuedPart): QueuedPart =>
+  Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined)) as QueuedPart;
 
 /** Fails the message for good (WeCom refused it, or no quota window could ever hold it). */
 export async function fail(

@@ -1,5 +1,5 @@
+import type { QuotaWindows } from '#lib/quota/index.js';
 import type { AppPause, PauseStore } from '#lib/store/index.js';
-import type { QuotaWindows } from './quota.js';
 
 /** What the sender may do for an app right now. */
 export type Gate =

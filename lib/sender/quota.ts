@@ -1,250 +1,493 @@
 import type { QuotaConfig } from '#lib/config/index.js';
 import type { Priority } from '#lib/messages/index.js';
-import type { QuotaStore } from '#lib/store/index.js';
+import {
+  bestSlots,
+  blindSlot,
+  bucketMsOf,
+  type CounterSpec,
+  callsSpec,
+  effectiveLimit,
+  emptyPool,
+  grantedSlot,
+  memberLimits,
+  memberSpec,
+  personTimesSpec,
+  type QuotaWindows,
+  usedInMinute,
+  WECOM_WINDOWS,
+} from '#lib/quota/index.js';
+import type { CounterReservation, CounterStates, QuotaKey, QuotaStore } from '#lib/store/index.js';
 import { KeyedQueue } from '#lib/util/index.js';
+import { AppBlocks } from './quota-blocks.js';
 
-/** Window lengths. WeCom's are fixed; tests shrink them (both here and in the simulator) to run in seconds. */
-export interface QuotaWindows {
-  minuteMs: number;
-  hourMs: number;
-  dayMs: number;
-  /** WeCom's day starts at midnight China Standard Time (UTC+8). */
-  dayOffsetMs: number;
-}
+export type QuotaScope =
+  | 'member-minute'
+  | 'member-hour'
+  | 'broadcast-minute'
+  | 'broadcast-hour'
+  | 'app-minute'
+  | 'app-hour'
+  | 'app-day';
 
-export const WECOM_WINDOWS: QuotaWindows = {
-  minuteMs: 60_000,
-  hourMs: 3_600_000,
-  dayMs: 86_400_000,
-  dayOffsetMs: 8 * 3_600_000,
-};
-
-export type QuotaScope = 'app-minute' | 'app-hour' | 'app-day' | 'member-minute' | 'member-hour';
-
-export type QuotaDecision =
-  | { ok: true }
-  | {
-      ok: false;
-      scope: QuotaScope;
-      /** When the full window frees up (epoch ms); Infinity when the demand exceeds a whole window's limit. */
-      retryAtMs: number;
-    };
+/** Key of the app's shared broadcast allowance among a copy's held slots (userids cannot start with `~`). */
+export const BROADCAST_SLOT = '~broadcast';
 
 export interface QuotaDemand {
   app: string;
   quota: QuotaConfig;
   priority: Priority;
-  /** Individual userids the message goes to (per-member limits); parties/tags/@all are not expandable here. */
+  /** Members charged one by one, case-folded: the users named, and the members of resolved broadcasts. */
   members: readonly string[];
-  /** Person-times charged against the daily quota. */
-  personTimes: number;
+  /** A list of users may go in parts (those with a slot now, the rest later); a broadcast goes to all at once. */
+  splittable: boolean;
+  /** Person-times beyond `members`: broadcasts of configured size. */
+  extraPersonTimes: number;
+  /** Broadcasts of configured size: units of the app's shared broadcast allowance. */
+  broadcasts: number;
+  /** Share of every member's allowance kept for broadcasts of configured size (the app's `broadcast`), else 0. */
+  broadcastShare: number;
+  /** Slots this copy already holds (member or {@link BROADCAST_SLOT} → epoch ms), from its deferral. */
+  held?: Readonly<Record<string, number>>;
 }
 
-/** The limit the gateway enforces: (1 − safetyMargin) × WeCom's, and for `normal` only its share of that. */
-export function effectiveLimit(limit: number, quota: QuotaConfig, priority: Priority): number {
-  const full = Math.floor(limit * (1 - quota.safetyMargin));
-  return Math.max(1, priority === 'high' ? full : Math.floor(full * quota.normalShare));
+export type QuotaDecision =
+  | {
+      ok: true;
+      /** When the send may go (epoch ms): `acquire` resolves then; `reserve` leaves the wait to the caller. */
+      sendAtMs: number;
+      /** Members in this send (case-folded). */
+      members: readonly string[];
+      /** Members whose slots come later: a part of their own, waking at `wakeAtMs` with the slots held. */
+      rest?: { members: string[]; held: Record<string, number>; wakeAtMs: number };
+    }
+  | {
+      ok: false;
+      scope: QuotaScope;
+      /** When to try again (epoch ms); Infinity when no window could ever hold the message. */
+      retryAtMs: number;
+      /** Slots reserved for the retry: the copy waits for them exactly. */
+      held?: Record<string, number>;
+    };
+
+export interface QuotaGuardOptions {
+  windows?: QuotaWindows;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** A slot this close is waited for in the function; a later one through the queue. Default 3 s. */
+  inlineWaitMs?: number;
+  /**
+   * How late a slot may still be used. Also bounded per app by what the safety margin absorbs (lib/quota slots.ts):
+   * (WeCom's minute limit − the allowed count) × the pace, and a bucket of the long window. Default 5 s.
+   */
+  maxLatenessMs?: number;
+  /** Told the app's use of its paced minute after each block (the utilisation metric). */
+  onUsage?: (app: string, scope: QuotaScope, used: number, limit: number) => void;
 }
 
-/**
- * App-level counters are reserved in blocks and consumed from memory, so a busy sender pays about one DynamoDB
- * request per block, not per message. Blocks are small against the limit (≤ 1%) so reservations held by idle
- * containers at a window's end cost little utilisation. Member counters are reserved one by one: their limits
- * (30/min) are too small to split.
- */
-const blockSize = (limit: number, cap: number): number => Math.max(1, Math.min(cap, Math.floor(limit / 100)));
+/** Not written: the earliest slot is later than the caller may wait (or the key stayed contended). */
+interface Later {
+  laterMs: number;
+  counter: string;
+  boundBy: 'minute' | 'window';
+}
+
+interface Want {
+  spec: CounterSpec;
+  amount: number;
+}
+
+/** Where a reservation landed, and which window set its time. */
+interface Reserved {
+  slotMs: number;
+  boundBy: 'minute' | 'window';
+  plans: CounterReservation[];
+}
+
+/** Members reserved at once for one message: a message to 1,000 users must not open 1,000 requests. */
+const PARALLEL = 25;
+/** Keys this container remembers (one quota item each, a few hundred bytes). */
+const CACHE_KEYS = 10_000;
+/** A contended key is planned again at most this often before the message waits a little and tries again. */
+const MAX_ATTEMPTS = 6;
 
 /**
- * Guard band at the end of every window. A send reserved in a window's last moments would reach WeCom in the next
- * window, where WeCom counts it on top of that window's full quota (up to twice the limit at the boundary).
- * No reservation is made in the last `guardMs` of a window: the caller waits for the next window instead
- * (at most this long), so every send charged to a window arrives inside it as long as it takes less than
- * `guardMs` to reach WeCom. It costs guardMs / 60 s ≈ 0.4% of the minute quota.
+ * Reserves send slots for messages (lib/quota slots.ts): per member (its minute paced, its hour a sliding log), the
+ * app's shared broadcast allowance, and the app's calls and person-times (reserved in blocks, so a busy sender pays
+ * about one request per block). A member's slots are handed out in arrival order; one that is not due yet is held
+ * by the message's deferred copy, which wakes for it once.
+ *
+ * @example const decision = await quota.acquire(demand); if (decision.ok) await wecom.send(token, body);
  */
-export const DEFAULT_WINDOW_GUARD_MS = 250;
-
 export class QuotaGuard {
-  /** Locally held, already reserved units: key → remaining. */
-  private readonly held = new Map<string, number>();
-  /** Per-key turns: concurrent records of one batch share a block instead of each reserving their own. */
+  private readonly windows: QuotaWindows;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  /** A slot this close is waited for in-process; deferred copies holding slots arrive about this early. */
+  readonly inlineWaitMs: number;
+  private readonly maxLatenessMs: number;
+  /** What this container last saw of each key: plans start from it, and the store's answer replaces it. */
+  private readonly cache = new Map<string, CounterStates>();
+  /** One reservation at a time per key in this container, in arrival order (no self-inflicted conflicts). */
   private readonly turns = new KeyedQueue<string>();
+  private readonly blocks: AppBlocks;
 
   constructor(
     private readonly store: QuotaStore,
-    private readonly windows: QuotaWindows = WECOM_WINDOWS,
-    private readonly now: () => number = Date.now,
-    private readonly guardMs = DEFAULT_WINDOW_GUARD_MS,
-    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
-  ) {}
-
-  /**
-   * Reserves everything one send needs, or nothing: on a refusal every reservation taken so far is given back
-   * and the caller learns when the refusing window ends.
-   */
-  async acquire(d: QuotaDemand): Promise<QuotaDecision> {
-    const w = this.windows;
-    for (let attempt = 0; ; attempt++) {
-      // Hour and day boundaries are minute boundaries too, so the minute's guard band covers them all.
-      const untilNextMinute = w.minuteMs - (this.now() % w.minuteMs);
-      if (untilNextMinute <= this.guardMs) await this.sleep(untilNextMinute + 1);
-      const now = this.now();
-      const decision = await this.acquireAt(d, now);
-      // Reserving can take a while (a busy key is served in turn). If the window's guard band began meanwhile, the
-      // send would land in the next window while charged to this one: charge the next window instead. What was
-      // reserved in this window lapses with it.
-      const minuteEnd = (Math.floor(now / w.minuteMs) + 1) * w.minuteMs;
-      if (!decision.ok || this.now() < minuteEnd - this.guardMs || attempt >= 2) return decision;
-    }
+    private readonly opts: QuotaGuardOptions = {},
+  ) {
+    this.windows = opts.windows ?? WECOM_WINDOWS;
+    this.now = opts.now ?? Date.now;
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    // At least a second: a deferred copy arrives up to a second before its slot (SQS delays are whole seconds).
+    this.inlineWaitMs = Math.max(1_000, opts.inlineWaitMs ?? 3_000);
+    this.maxLatenessMs = opts.maxLatenessMs ?? 5_000;
+    this.blocks = new AppBlocks(this.now);
   }
 
   /**
-   * The app's counters in the windows holding `now` (for `GET /v1/apps/{app}`): WeCom's limit as configured, the
-   * share the gateway allows itself (for `high`), and what is reserved so far.
+   * Reserves what the message (or this part of it) needs, and resolves when its send may go: at once, or after
+   * waiting in-process for a slot at most `inlineWaitMs` away.
    */
-  async usage(
-    app: string,
-    quota: QuotaConfig,
-    now: number,
-  ): Promise<{ window: QuotaScope; limit: number; allowed: number; used: number; resetsAtMs: number }[]> {
-    const w = this.windows;
-    const minute = Math.floor(now / w.minuteMs);
-    const hour = Math.floor(now / w.hourMs);
-    const day = Math.floor((now + w.dayOffsetMs) / w.dayMs);
-    const windows = [
-      { window: 'app-minute', index: minute, limit: quota.perMinute, resetsAtMs: (minute + 1) * w.minuteMs },
-      { window: 'app-hour', index: hour, limit: quota.perHour, resetsAtMs: (hour + 1) * w.hourMs },
-      { window: 'app-day', index: day, limit: quota.perDay, resetsAtMs: (day + 1) * w.dayMs - w.dayOffsetMs },
-    ] as const;
-    return Promise.all(
-      windows.map(async (x) => ({
-        window: x.window,
-        limit: x.limit,
-        allowed: effectiveLimit(x.limit, quota, 'high'),
-        used: await this.store.counter(app, x.window, x.index),
-        resetsAtMs: x.resetsAtMs,
-      })),
+  async acquire(d: QuotaDemand): Promise<QuotaDecision> {
+    const until = async (t: number) => {
+      const wait = t - this.now();
+      if (wait > 0) await this.sleep(wait);
+    };
+    const decision = await this.plan(d, until);
+    if (decision.ok) await until(decision.sendAtMs);
+    return decision;
+  }
+
+  /**
+   * Reserves what the message (or this part of it) needs without waiting: slots due within `inlineWaitMs` are for
+   * this send (`sendAtMs`), later ones are held for a deferred copy. The app's units are reserved for the time the
+   * members' slots come (`acquire` reserves them when it comes).
+   */
+  reserve(d: QuotaDemand): Promise<QuotaDecision> {
+    return this.plan(d, async () => undefined);
+  }
+
+  /**
+   * A plain list of users is split when some of them have no slot soon; a broadcast waits until every member it
+   * reaches has one. The members' slots come first, each in its member's line; the app's own units (calls and
+   * person-times, shared by all its messages) are taken only when the send is due, so a message waiting for a busy
+   * member never holds the app's line up.
+   */
+  private async plan(d: QuotaDemand, until: (t: number) => Promise<void>): Promise<QuotaDecision> {
+    const specs = this.specsFor(d);
+    const lateness = this.latenessFor(d, specs);
+    const now = this.now();
+    const ids = [...d.members, ...(d.broadcasts > 0 ? [BROADCAST_SLOT] : [])];
+    const slots = new Map<string, number>();
+    for (const id of ids) {
+      const held = d.held?.[id];
+      if (held !== undefined && held >= now - lateness) slots.set(id, held);
+    }
+    const missing = ids.filter((id) => !slots.has(id));
+    const first = await this.reserveMembers(d, specs, missing, now, lateness / 2);
+    if ('ok' in first) return first;
+    for (const [id, r] of first.reserved) slots.set(id, r.slotMs);
+
+    // After reserving (a fan-out to many members takes a while): what is due within the wait from now on goes now.
+    const horizon = this.now() + this.inlineWaitMs;
+    let due: string[];
+    let rest: string[] = [];
+    if (d.splittable) {
+      due = ids.filter((id) => (slots.get(id) as number) <= horizon);
+      rest = ids.filter((id) => (slots.get(id) as number) > horizon);
+      if (due.length === 0) return this.waitFor(rest, slots, first.reserved);
+    } else {
+      const aligned = await this.align(d, specs, ids, slots, lateness);
+      if (!aligned.ok) return aligned;
+      if (aligned.atMs > horizon) return this.waitFor(ids, slots, first.reserved);
+      due = ids;
+    }
+
+    const atMs = Math.max(now, ...due.map((id) => slots.get(id) as number));
+    await until(atMs);
+    const direct = due.filter((id) => id !== BROADCAST_SLOT).length;
+    const personTimes = direct + (d.splittable ? 0 : d.extraPersonTimes);
+    const app = await this.reserveApp(d, specs, personTimes, Math.max(atMs, this.now()), lateness);
+    if ('never' in app) return { ok: false, scope: app.never, retryAtMs: Number.POSITIVE_INFINITY };
+    const held = Object.fromEntries(rest.map((id) => [id, slots.get(id) as number]));
+    if ('full' in app) {
+      // The app's own windows are full until then: the members' slots for now lapse (a wasted slot never harms);
+      // later ones stay held.
+      return { ok: false, scope: app.full, retryAtMs: app.retryAtMs, ...(rest.length ? { held } : {}) };
+    }
+    return {
+      ok: true,
+      sendAtMs: app.slotMs,
+      members: due.filter((id) => id !== BROADCAST_SLOT),
+      ...(rest.length
+        ? { rest: { members: rest, held, wakeAtMs: Math.min(...rest.map((id) => held[id] as number)) } }
+        : {}),
+    };
+  }
+
+  /** The counters of this app, with its limits (the broadcast split applies to every member). */
+  private specsFor(d: QuotaDemand) {
+    return {
+      member: memberSpec(d.quota, this.windows, d.broadcastShare),
+      broadcast: memberSpec(d.quota, this.windows, d.broadcastShare, 'broadcast'),
+      calls: callsSpec(d.quota, this.windows),
+      personTimes: personTimesSpec(d.quota, this.windows),
+    };
+  }
+
+  /**
+   * How late a slot may be used and every window WeCom counts still stays within WeCom's limit: the margin between
+   * WeCom's minute limit and the allowed count, times the pace (slots.ts), and one bucket of the long windows.
+   */
+  private latenessFor(d: QuotaDemand, specs: ReturnType<QuotaGuard['specsFor']>): number {
+    const q = d.quota;
+    const split = memberLimits(q, d.broadcastShare);
+    const allowed = (limit: number) => (limit > 0 ? effectiveLimit(limit, q, 'high') : 0);
+    const memberSlack =
+      q.perMemberPerMinute - allowed(split.direct.perMinute) - allowed(split.broadcast.perMinute);
+    const callsSlack = q.perMinute - allowed(q.perMinute);
+    const pace = (s: CounterSpec) => Math.min(s.pools.n.paceMs ?? Infinity, s.pools.h.paceMs ?? Infinity);
+    return Math.max(
+      0,
+      Math.min(
+        this.maxLatenessMs,
+        memberSlack * pace(specs.member),
+        callsSlack * pace(specs.calls),
+        bucketMsOf(specs.member),
+      ),
     );
   }
 
-  private async acquireAt(d: QuotaDemand, now: number): Promise<QuotaDecision> {
-    const w = this.windows;
-    const minute = Math.floor(now / w.minuteMs);
-    const hour = Math.floor(now / w.hourMs);
-    const day = Math.floor((now + w.dayOffsetMs) / w.dayMs);
-    const app = [
-      {
-        scope: 'app-minute',
-        window: minute,
-        amount: 1,
-        limit: d.quota.perMinute,
-        endMs: (minute + 1) * w.minuteMs,
-      },
-      { scope: 'app-hour', window: hour, amount: 1, limit: d.quota.perHour, endMs: (hour + 1) * w.hourMs },
-      {
-        scope: 'app-day',
-        window: day,
-        amount: d.personTimes,
-        limit: d.quota.perDay,
-        endMs: (day + 1) * w.dayMs - w.dayOffsetMs,
-      },
-    ] as const;
-    const taken: { scope: QuotaScope; window: number; amount: number; limit: number }[] = [];
-    for (const c of app) {
-      const limit = effectiveLimit(c.limit, d.quota, d.priority);
-      if (await this.take(d.app, c.scope, c.window, c.amount, limit, d.priority, c.endMs)) {
-        taken.push({ ...c, limit });
-        continue;
-      }
-      for (const t of taken) this.giveBack(d.app, t.scope, t.window, t.amount, d.priority);
-      // More than a whole window holds (e.g. a fan-out beyond the daily person-times): waiting cannot help.
-      return { ok: false, scope: c.scope, retryAtMs: c.amount > limit ? Number.POSITIVE_INFINITY : c.endMs };
-    }
-    const memberDecision = await this.takeMembers(d, minute, hour);
-    if (!memberDecision.ok)
-      for (const t of taken) this.giveBack(d.app, t.scope, t.window, t.amount, d.priority);
-    return memberDecision;
-  }
-
-  private async takeMembers(d: QuotaDemand, minute: number, hour: number): Promise<QuotaDecision> {
-    if (d.members.length === 0) return { ok: true };
-    const w = this.windows;
-    const minuteOfHour = minute % Math.max(1, Math.round(w.hourMs / w.minuteMs));
-    const limits = {
-      perMinute: effectiveLimit(d.quota.perMemberPerMinute, d.quota, d.priority),
-      perHour: effectiveLimit(d.quota.perMemberPerHour, d.quota, d.priority),
-    };
-    const expiresAtMs = (hour + 2) * w.hourMs;
-    const granted: string[] = [];
-    let refused: 'minute' | 'hour' | undefined;
-    // Bounded parallelism: a message to 1,000 users must not open 1,000 concurrent requests.
-    for (let i = 0; i < d.members.length && !refused; i += 25) {
-      const slice = d.members.slice(i, i + 25);
-      const verdicts = await Promise.all(
-        slice.map((u) => this.store.reserveMember(d.app, u, hour, minuteOfHour, limits, expiresAtMs)),
+  /** Slots for members (and the broadcast allowance), `PARALLEL` at a time, each at its earliest. */
+  private async reserveMembers(
+    d: QuotaDemand,
+    specs: ReturnType<QuotaGuard['specsFor']>,
+    ids: readonly string[],
+    notBeforeMs: number,
+    toleranceMs: number,
+  ): Promise<{ reserved: Map<string, Reserved> } | Extract<QuotaDecision, { ok: false }>> {
+    const reserved = new Map<string, Reserved>();
+    for (let i = 0; i < ids.length; i += PARALLEL) {
+      const slice = ids.slice(i, i + PARALLEL);
+      const results = await Promise.all(
+        slice.map((id) => this.reserveMember(d, specs, id, notBeforeMs, toleranceMs)),
       );
-      verdicts.forEach((v, j) => {
-        if (v === 'ok') granted.push(slice[j] as string);
-        else if (refused !== 'hour') refused = v;
-      });
+      for (const [j, r] of results.entries()) {
+        const id = slice[j] as string;
+        const kind = id === BROADCAST_SLOT ? 'broadcast' : 'member';
+        if (r === 'never') return { ok: false, scope: `${kind}-hour`, retryAtMs: Number.POSITIVE_INFINITY };
+        // Contended beyond reason: the copy tries again a moment later, holding nothing.
+        if ('laterMs' in r) return { ok: false, scope: `${kind}-minute`, retryAtMs: r.laterMs };
+        reserved.set(id, r);
+      }
     }
-    if (!refused) return { ok: true };
-    await Promise.all(granted.map((u) => this.store.releaseMember(d.app, u, hour, minuteOfHour)));
-    return refused === 'hour'
-      ? { ok: false, scope: 'member-hour', retryAtMs: (hour + 1) * w.hourMs }
-      : { ok: false, scope: 'member-minute', retryAtMs: (minute + 1) * w.minuteMs };
+    return { reserved };
   }
 
-  private async take(
-    app: string,
-    scope: QuotaScope,
-    window: number,
-    amount: number,
-    limit: number,
+  private reserveMember(
+    d: QuotaDemand,
+    specs: ReturnType<QuotaGuard['specsFor']>,
+    id: string,
+    notBeforeMs: number,
+    toleranceMs: number,
+  ): Promise<Reserved | 'never' | Later> {
+    const broadcast = id === BROADCAST_SLOT;
+    const key: QuotaKey = broadcast
+      ? { app: d.app, kind: 'broadcast' }
+      : { app: d.app, kind: 'member', member: id };
+    const want = broadcast
+      ? { spec: specs.broadcast, amount: d.broadcasts }
+      : { spec: specs.member, amount: 1 };
+    return this.reserveItem(key, [want], d.priority, notBeforeMs, Number.POSITIVE_INFINITY, toleranceMs);
+  }
+
+  /**
+   * A broadcast goes to everyone at once: every member's slot moves to the latest one. Slots taken earlier lapse.
+   * Gives up (tries later without holding anything) if members keep moving the time on.
+   */
+  private async align(
+    d: QuotaDemand,
+    specs: ReturnType<QuotaGuard['specsFor']>,
+    ids: readonly string[],
+    slots: Map<string, number>,
+    lateness: number,
+  ): Promise<{ ok: true; atMs: number } | Extract<QuotaDecision, { ok: false }>> {
+    for (let round = 0; round < 3; round++) {
+      const atMs = Math.max(...ids.map((id) => slots.get(id) as number));
+      const early = ids.filter((id) => (slots.get(id) as number) < atMs - lateness);
+      if (early.length === 0) return { ok: true, atMs };
+      const again = await this.reserveMembers(d, specs, early, atMs, 0);
+      if ('ok' in again) return again;
+      for (const [id, r] of again.reserved) slots.set(id, r.slotMs);
+    }
+    return { ok: false, scope: 'member-minute', retryAtMs: Math.max(...slots.values()) };
+  }
+
+  /** Nothing to send now: the copy waits for the earliest of its members' slots, holding them all. */
+  private waitFor(
+    ids: readonly string[],
+    slots: Map<string, number>,
+    reserved: Map<string, Reserved>,
+  ): Extract<QuotaDecision, { ok: false }> {
+    const held = Object.fromEntries(ids.map((id) => [id, slots.get(id) as number]));
+    const first = ids.reduce((a, b) => ((held[a] as number) <= (held[b] as number) ? a : b));
+    const r = reserved.get(first);
+    const member = first === BROADCAST_SLOT ? 'broadcast' : 'member';
+    const scope: QuotaScope = r?.boundBy === 'window' ? `${member}-hour` : `${member}-minute`;
+    return { ok: false, scope, retryAtMs: held[first] as number, held };
+  }
+
+  /** One call and the person-times of this send, from the container's block or a new one. */
+  private async reserveApp(
+    d: QuotaDemand,
+    specs: ReturnType<QuotaGuard['specsFor']>,
+    personTimes: number,
+    notBeforeMs: number,
+    lateness: number,
+  ): Promise<{ slotMs: number } | { never: QuotaScope } | { full: QuotaScope; retryAtMs: number }> {
+    const blockKey = `${d.app}#${d.priority}`;
+    const release = this.blocks.expect(blockKey, personTimes);
+    return this.turns.run(`app#${blockKey}`, async () => {
+      const demand = release();
+      const taken = this.blocks.take(blockKey, personTimes, notBeforeMs, lateness);
+      if (taken.ok) return { slotMs: taken.slotMs };
+      const wants: Want[] = [];
+      const size = (limit: number, cap: number, own: number, queued: number) =>
+        Math.max(own, Math.min(queued, Math.max(1, Math.min(cap, Math.floor(limit / 100)))));
+      if (taken.needCalls) {
+        const limit = specs.calls.pools.n.limit + specs.calls.pools.h.limit;
+        wants.push({ spec: specs.calls, amount: size(limit, 25, 1, demand.calls) });
+      }
+      if (taken.needPersonTimes > 0) {
+        const limit = specs.personTimes.pools.n.limit + specs.personTimes.pools.h.limit;
+        wants.push({ spec: specs.personTimes, amount: size(limit, 100, personTimes, demand.personTimes) });
+      }
+      const key: QuotaKey = { app: d.app, kind: 'app' };
+      const latest = notBeforeMs + lateness;
+      let r = await this.reserveItem(key, wants, d.priority, notBeforeMs, latest, lateness / 2);
+      // A block too big for what is left: the exact amount may still fit.
+      if (r === 'never' || 'laterMs' in r) {
+        const exact = wants.map((w) => ({ ...w, amount: w.spec === specs.calls ? 1 : personTimes }));
+        r = await this.reserveItem(key, exact, d.priority, notBeforeMs, latest, lateness / 2);
+      }
+      if (r === 'never') return { never: personTimes > 1 ? 'app-day' : 'app-minute' };
+      if ('laterMs' in r) {
+        const scope: QuotaScope =
+          r.counter === specs.personTimes.name
+            ? 'app-day'
+            : r.boundBy === 'window'
+              ? 'app-hour'
+              : 'app-minute';
+        return { full: scope, retryAtMs: r.laterMs };
+      }
+      this.blocks.add(blockKey, r.plans, specs);
+      this.reportUsage(d, specs);
+      const now = this.blocks.take(blockKey, personTimes, notBeforeMs, lateness);
+      return { slotMs: now.ok ? now.slotMs : Math.max(notBeforeMs, r.slotMs) };
+    });
+  }
+
+  /** The app's paced minute as the metric sees it: slots handed out over the last minute and ahead. */
+  private reportUsage(d: QuotaDemand, specs: ReturnType<QuotaGuard['specsFor']>): void {
+    const calls = this.cache.get(`${d.app}#app`)?.[specs.calls.name];
+    if (!this.opts.onUsage || !calls) return;
+    const limit = effectiveLimit(d.quota.perMinute, d.quota, 'high');
+    const used = (['n', 'h'] as const).reduce(
+      (n, pool) => n + usedInMinute(calls[pool], specs.calls, pool, this.windows.minuteMs, this.now()),
+      0,
+    );
+    this.opts.onUsage(d.app, 'app-minute', Math.min(used, limit), limit);
+  }
+
+  /**
+   * Plans the wanted units on one item from what this container knows of it and writes them with one conditional
+   * UpdateItem. A key never seen here is tried blind (one unit at the wanted time, conditioned on the item's stored
+   * ceiling); a refusal brings the item back, and the plan is made again from it. `latestMs`: when the earliest
+   * slot would be later, nothing is written and that slot is returned as `laterMs`.
+   */
+  private reserveItem(
+    key: QuotaKey,
+    wants: readonly Want[],
     priority: Priority,
-    endMs: number,
-  ): Promise<boolean> {
-    const key = `${app}#${scope}#${window}#${priority}`;
-    return this.turns.run(key, () => this.takeSerialized(key, app, scope, window, amount, limit, endMs));
+    notBeforeMs: number,
+    latestMs: number,
+    toleranceMs: number,
+  ): Promise<Reserved | 'never' | Later> {
+    const name = key.kind === 'member' ? `${key.app}#member#${key.member}` : `${key.app}#${key.kind}`;
+    return this.turns.run(name, async () => {
+      for (let attempt = 0; ; attempt++) {
+        const now = this.now();
+        let state = this.cache.get(name);
+        const single = wants.length === 1 && wants[0]?.amount === 1 ? (wants[0] as Want) : undefined;
+        const blind =
+          state === undefined && single ? blindSlot(single.spec, Math.max(now, notBeforeMs)) : undefined;
+        let plans: CounterReservation[] | undefined;
+        if (blind && single) plans = [{ ...blind, counter: single.spec.name }];
+        else {
+          state ??= await this.store.read(key);
+          this.remember(name, state);
+          plans = planItem(state, wants, priority, Math.max(now, notBeforeMs), now, toleranceMs);
+          if (!plans) return 'never';
+        }
+        const slotMs = Math.max(...plans.map((p) => p.slotMs));
+        const { counter, boundBy } = bindingOf(plans, state, Math.max(now, notBeforeMs));
+        if (slotMs > latestMs) return { laterMs: slotMs, counter, boundBy };
+        const longest = Math.max(...wants.map((w) => w.spec.window.lengthMs));
+        const res = await this.store.reserve(key, plans, slotMs + 2 * longest);
+        this.remember(name, res.state);
+        if (res.ok) {
+          // A busy paced pool gives the next free slot, wherever concurrent writers left it.
+          const granted = plans.map((p) => {
+            const after = res.state[p.counter]?.[p.pool];
+            return after ? { ...p, slotMs: grantedSlot(after, p) } : p;
+          });
+          return { slotMs: Math.max(...granted.map((p) => p.slotMs)), boundBy, plans: granted };
+        }
+        if (attempt >= MAX_ATTEMPTS) {
+          // Contended beyond reason: try again a little later, without holding anything.
+          return { laterMs: now + 1_000, counter, boundBy };
+        }
+      }
+    });
   }
 
-  private async takeSerialized(
-    key: string,
-    app: string,
-    scope: QuotaScope,
-    window: number,
-    amount: number,
-    limit: number,
-    endMs: number,
-  ): Promise<boolean> {
-    const held = this.held.get(key) ?? 0;
-    if (held >= amount) {
-      this.held.set(key, held - amount);
-      return true;
-    }
-    this.dropStale(scope, window);
-    const want = Math.max(amount, blockSize(limit, scope === 'app-day' ? 100 : 25));
-    const expiresAtMs = endMs + this.windows.minuteMs;
-    if (await this.store.reserve(app, scope, window, want, limit, expiresAtMs)) {
-      // Re-read: a giveBack() may have added units while the reserve was in flight.
-      this.held.set(key, (this.held.get(key) ?? 0) + want - amount);
-      return true;
-    }
-    // The block did not fit; the exact amount may still fit in what is left of the window.
-    if (want > amount && (await this.store.reserve(app, scope, window, amount, limit, expiresAtMs)))
-      return true;
-    return false;
+  private remember(name: string, state: CounterStates): void {
+    this.cache.delete(name);
+    this.cache.set(name, state);
+    if (this.cache.size > CACHE_KEYS) this.cache.delete(this.cache.keys().next().value as string);
   }
+}
 
-  private giveBack(app: string, scope: QuotaScope, window: number, amount: number, priority: Priority): void {
-    const key = `${app}#${scope}#${window}#${priority}`;
-    this.held.set(key, (this.held.get(key) ?? 0) + amount);
-  }
-
-  /** Forgets reservations of past windows of this scope (they lapsed with their window). */
-  private dropStale(scope: QuotaScope, window: number): void {
-    for (const key of this.held.keys()) {
-      const parts = key.split('#');
-      if (parts[1] === scope && Number(parts[2]) < window) this.held.delete(key);
+/** Plans every wanted counter of one item for one common slot (each may push the others later). */
+function planItem(
+  state: CounterStates,
+  wants: readonly Want[],
+  priority: Priority,
+  notBeforeMs: number,
+  nowMs: number,
+  toleranceMs: number,
+): CounterReservation[] | undefined {
+  let atMs = notBeforeMs;
+  for (let round = 0; ; round++) {
+    const plans: CounterReservation[] = [];
+    for (const w of wants) {
+      const pools = state[w.spec.name] ?? { n: emptyPool(), h: emptyPool() };
+      const found = bestSlots(pools, w.spec, priority, w.amount, atMs, nowMs, toleranceMs);
+      if (!found) return undefined;
+      plans.push(...found.map((p) => ({ ...p, counter: w.spec.name })));
     }
+    const latest = Math.max(...plans.map((p) => p.slotMs));
+    if (latest <= atMs || round >= 8) return plans;
+    atMs = latest;
   }
+}
+
+/** Which counter set the slot, and whether its pace or its long window did (for the deferral's reason). */
+function bindingOf(plans: readonly CounterReservation[], state: CounterStates | undefined, wantedMs: number) {
+  const latest = Math.max(...plans.map((p) => p.slotMs));
+  const binding = plans.filter((p) => p.slotMs === latest);
+  const paced = binding.find((p) => state?.[p.counter]?.[p.pool].tat === latest);
+  if (paced || latest <= wantedMs)
+    return { counter: (paced ?? binding[0])?.counter ?? '', boundBy: 'minute' as const };
+  return { counter: binding[0]?.counter ?? '', boundBy: 'window' as const };
 }

@@ -1,8 +1,9 @@
 import type { AppConfig } from '#lib/config/index.js';
-import { countRecipients, foldUserId, toWecomSendBody } from '#lib/messages/index.js';
+import { toWecomSendBody } from '#lib/messages/index.js';
 import {
   changes,
   decodeQueuedMessage,
+  type MessageRecord,
   mayHaveReachedWecomBefore,
   type QueuedMessage,
   receiptOf,
@@ -12,10 +13,12 @@ import type { Logger } from '#lib/observability/index.js';
 import { type SendResponse, WecomTransportError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { deadlineOf, pastProtection } from './deadline.js';
+import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from './demand.js';
 import { configHashOf, heldByPause } from './hold.js';
-import { endAtDeadline, fail, handleSendError, nowOf, refused, scheduleRetry } from './outcomes.js';
+import { defer, endAtDeadline, fail, handleSendError, nowOf, refused, scheduleRetry } from './outcomes.js';
+import { mayHaveReached, restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
 import type { Gate } from './pause.js';
-import type { QuotaDecision, QuotaDemand } from './quota.js';
+import type { QuotaDecision } from './quota.js';
 import type { IncomingRecord, Outcome, SenderDeps, Sent } from './types.js';
 
 /**
@@ -37,8 +40,9 @@ export async function processBatch(
 ): Promise<{ failures: string[] }> {
   const firstDeliveries: Sent[] = [];
   const seen = new Set<string>();
+  const ordered = inSlotOrder(records);
   const outcomes = await Promise.all(
-    records.map(async (r): Promise<Outcome> => {
+    ordered.map(async (r): Promise<Outcome> => {
       try {
         return await processRecord(deps, r, seen, firstDeliveries);
       } catch (err) {
@@ -51,7 +55,7 @@ export async function processBatch(
       }
     }),
   );
-  const failures = records.filter((_, i) => outcomes[i] === 'retry').map((r) => r.sqsMessageId);
+  const failures = ordered.filter((_, i) => outcomes[i] === 'retry').map((r) => r.sqsMessageId);
   if (firstDeliveries.length > 0) {
     // First deliveries: one BatchWriteItem records them all, as items beside their records (never overwriting
     // them, so a record failed or recalled meanwhile stays so: lib/model `withFirstDelivery`).
@@ -95,6 +99,21 @@ export async function processBatch(
   return { failures };
 }
 
+/**
+ * The batch in the order its sends are due: copies holding quota slots by their earliest slot, the others as
+ * accepted. Records are handled concurrently, but each reaches the quota guard (and WeCom) in this order, so a
+ * member's messages that arrive in one batch keep the order of their slots.
+ */
+function inSlotOrder(records: IncomingRecord[]): IncomingRecord[] {
+  const key = (r: IncomingRecord) => {
+    const m = decodeQueuedMessage(r.body);
+    const held = Object.values(m?.part?.held ?? {});
+    return held.length ? Math.min(...held) : m ? Date.parse(m.createdAt) : 0;
+  };
+  const keyed = records.map((r, i) => ({ r, i, k: key(r) }));
+  return keyed.sort((a, b) => a.k - b.k || a.i - b.i).map((x) => x.r);
+}
+
 async function processRecord(
   deps: SenderDeps,
   r: IncomingRecord,
@@ -130,52 +149,103 @@ async function processRecord(
   const attempt: QueuedMessage =
     check.since !== undefined ? { ...msg, mayHaveReachedWecom: true, mayHaveReachedAt: check.since } : msg;
 
+  if (msg.notBeforeMs !== undefined && msg.notBeforeMs - startedAtMs > deps.quota.inlineWaitMs) {
+    // A wait longer than SQS's longest delay: one more hop, still holding the slots.
+    return defer(deps, r, attempt, msg.notBeforeMs, 'waiting for its quota slots', msg.part);
+  }
   const gate = await deps.pauses.gate(msg.app, configHashOf(app));
   if (gate.state === 'paused') return heldByPause(deps, r, attempt, app, gate);
 
   if (pastProtection(attempt, check.since, startedAtMs)) return outcomeUnknown(deps, attempt, gate, log);
-  return send(deps, r, attempt, app, gate, { startedAtMs, firstDeliveries, log });
+  return send(deps, r, attempt, app, gate, { startedAtMs, firstDeliveries, log, stored: check.stored });
 }
 
-/** Sends one message: token, quota, `message/send`; then records it (or hands the failure to outcomes.ts). */
+interface SendContext {
+  startedAtMs: number;
+  firstDeliveries: Sent[];
+  log: Logger;
+  /** The record, when this delivery had to read it (a redelivery). */
+  stored?: MessageRecord;
+}
+
+/**
+ * Sends one message (or the part of it whose members have a slot now): the recipients this copy still owes, what
+ * its broadcasts cost, token, quota, `message/send`; then records it (or hands the failure to outcomes.ts).
+ */
 async function send(
   deps: SenderDeps,
   r: IncomingRecord,
   msg: QueuedMessage,
   app: AppConfig,
   gate: Gate,
-  ctx: { startedAtMs: number; firstDeliveries: Sent[]; log: Logger },
+  ctx: SendContext,
 ): Promise<Outcome> {
   const { log } = ctx;
-  const demand = quotaDemand(msg, app);
-  const body = toWecomSendBody(msg.request, app.agentId, {
-    ...(msg.duplicateCheckSeconds !== undefined ? { duplicateCheckSeconds: msg.duplicateCheckSeconds } : {}),
-    forceDuplicateCheck: msg.mayHaveReachedWecom === true,
-  });
-  let sent: { response: SendResponse } | { refused: Extract<QuotaDecision, { ok: false }> };
+  const attempt = { startedAtMs: ctx.startedAtMs, gate, log };
+  const recipients = copyRecipients(msg, sentBefore(ctx.stored));
+  if (recipients.touser.length + recipients.toparty.length + recipients.totag.length === 0) {
+    log.info('every recipient of this copy already got the message in an earlier part');
+    await probeInconclusive(deps, msg, gate);
+    return 'ack';
+  }
+  let sizing: BroadcastSizing;
+  try {
+    sizing = await sizeFor(deps, app, recipients);
+  } catch (err) {
+    return handleSendError(deps, r, msg, app, err, { ...attempt, reached: 'no' });
+  }
+  if (sizing.unsized.length > 0) {
+    await probeInconclusive(deps, msg, gate);
+    await fail(deps, msg, {
+      code: 'broadcast_unsized',
+      message: `cannot count whom ${sizing.unsized.join(', ')} reaches: the app may not read WeCom's contacts; grant it, or set apps.${msg.app}.broadcast sizes`,
+    });
+    return 'ack';
+  }
+  const demand = quotaDemand(msg, app, recipients, sizing);
+  type Delivered = {
+    response: SendResponse;
+    decision: Extract<QuotaDecision, { ok: true }>;
+    touser: string[];
+    duplicateCheck: boolean;
+  };
+  let sent: Delivered | { refused: Extract<QuotaDecision, { ok: false }> };
   let sendError: unknown;
   try {
     // Token first, then quota: waiting for a token (another container refreshing) must not push the send past the
-    // quota window it was charged to. After a token refresh the quota is reserved again, in the window the resend
-    // lands in.
+    // quota slot it was given. After a token refresh the quota is reserved again, for the resend.
     sent = await deps.tokens.withToken(app, async (token) => {
       const decision = await deps.quota.acquire(demand);
       if (!decision.ok) return { refused: decision };
+      const request = requestFor(msg.request, recipients, decision.members, demand.splittable);
+      const body = toWecomSendBody(request, app.agentId, {
+        ...(msg.duplicateCheckSeconds !== undefined
+          ? { duplicateCheckSeconds: msg.duplicateCheckSeconds }
+          : {}),
+        forceDuplicateCheck: msg.mayHaveReachedWecom === true,
+      });
       try {
-        return { response: await deps.wecom.send(token, body) };
+        const response = await deps.wecom.send(token, body);
+        const duplicateCheck = body.enable_duplicate_check === 1;
+        return { response, decision, touser: request.recipients.touser, duplicateCheck };
       } catch (err) {
         sendError = err;
+        if (decision.rest && mayHaveReached(err))
+          throw new SplitAttempt(err, request.recipients.touser, decision);
         throw err;
       }
     });
   } catch (err) {
+    if (err instanceof SplitAttempt) {
+      await probeInconclusive(deps, msg, gate);
+      return retrySplit(deps, r, msg, recipients, err.touser, err.decision.rest?.held ?? {}, ctx.startedAtMs);
+    }
     // Only `message/send` itself may have reached WeCom; a token, quota or DynamoDB error happened before it.
     const reached = err === sendError && err instanceof WecomTransportError ? err.reached : 'no';
-    return handleSendError(deps, r, msg, app, err, { startedAtMs: ctx.startedAtMs, reached, gate, log });
+    return handleSendError(deps, r, msg, app, err, { ...attempt, reached });
   }
   if ('refused' in sent) {
-    if (gate.state === 'probe')
-      await deps.pauses.probeInconclusive(msg.app, gate.pause).catch(() => undefined);
+    await probeInconclusive(deps, msg, gate);
     return refused(deps, r, msg, sent.refused);
   }
   if (gate.state === 'probe') {
@@ -185,13 +255,35 @@ async function send(
       .catch((err: unknown) => log.warn('could not end the pause; it runs out by itself', { err }));
   }
   deps.metrics.count('Sent', 1, { app: msg.app });
-  log.info('sent', { msgid: sent.response.msgid, duplicateCheck: body.enable_duplicate_check === 1 });
-  if (r.receiveCount === 1 && msg.generation === 0) {
+  log.info('sent', {
+    msgid: sent.response.msgid,
+    duplicateCheck: sent.duplicateCheck,
+    recipients: sent.touser.length,
+  });
+  const rest = restOf(msg, recipients, sent.decision, nowOf(deps));
+  if (rest) return sentPart(deps, r, msg, sent.response, sent.touser, rest, log);
+  if (r.receiveCount === 1 && msg.generation === 0 && !msg.part) {
     // First deliveries are recorded together, in one batch write (processBatch).
     ctx.firstDeliveries.push({ record: msg, response: sent.response, incoming: r });
     return 'ack';
   }
-  return recordSent(deps, msg, sent.response, log);
+  return recordSent(deps, msg, sent.response, log, msg.part ? sent.touser : undefined);
+}
+
+/** The probe learned nothing about the pause's cause (nothing was sent): the next message probes. */
+async function probeInconclusive(deps: SenderDeps, msg: QueuedMessage, gate: Gate): Promise<void> {
+  if (gate.state === 'probe') await deps.pauses.probeInconclusive(msg.app, gate.pause).catch(() => undefined);
+}
+
+/** A send of part of a copy's recipients failed in a way that may have reached WeCom. */
+class SplitAttempt extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly touser: string[],
+    readonly decision: Extract<QuotaDecision, { ok: true }>,
+  ) {
+    super('a part of the recipients may have been sent');
+  }
 }
 
 /**
@@ -204,7 +296,7 @@ async function outcomeUnknown(
   gate: Gate,
   log: Logger,
 ): Promise<Outcome> {
-  if (gate.state === 'probe') await deps.pauses.probeInconclusive(msg.app, gate.pause).catch(() => undefined);
+  await probeInconclusive(deps, msg, gate);
   log.warn(
     'not resent: an earlier attempt may have reached WeCom and the duplicate check no longer covers it',
   );
@@ -215,20 +307,24 @@ async function outcomeUnknown(
   return 'ack';
 }
 
-/** Records a redelivered or deferred message `sent`. */
+/** Records a redelivered or deferred message `sent` (with `touser`: the last part of a message sent in parts). */
 async function recordSent(
   deps: SenderDeps,
   msg: QueuedMessage,
   response: SendResponse,
   log: Logger,
+  touser?: string[],
 ): Promise<Outcome> {
   const at = new Date(nowOf(deps)).toISOString();
   try {
-    await deps.messages.transition(msg.id, changes.send(at, receiptOf(response)));
+    await deps.messages.transition(
+      msg.id,
+      changes.send(at, receiptOf(response), touser ? { touser } : undefined),
+    );
     return 'ack';
   } catch (err) {
     // Sent but not recorded: SQS redelivers after the visibility timeout, the redelivery finds no proof that
-    // this attempt missed WeCom, and resends with WeCom's duplicate check on. Never marked dead for it.
+    // this attempt missed WeCom, and resends the same request, which WeCom's duplicate check drops.
     log.error('sent, but recording it failed; redelivery will resend with duplicate check', { err });
     return 'retry';
   }
@@ -238,15 +334,15 @@ async function recordSent(
  * Whether an earlier attempt may have reached WeCom (`since`: when the first such attempt started), or `ack` when
  * this copy must not go out at all: its message was already handled, or another copy of its deferral sends it. A
  * redelivery is the only case that pays a read (the record's redelivery proof, lib/model
- * `mayHaveReachedWecomBefore`); a first delivery trusts its body (a deferred copy carries what the attempts before
- * its deferral left unknown).
+ * `mayHaveReachedWecomBefore`; `stored` also tells who an earlier part reached); a first delivery trusts its body
+ * (a deferred copy carries what the attempts before its deferral left unknown).
  */
 async function duplicateCheckFor(
   deps: SenderDeps,
   r: IncomingRecord,
   msg: QueuedMessage,
   log: Logger,
-): Promise<{ since?: string } | 'ack'> {
+): Promise<{ since?: string; stored?: MessageRecord } | 'ack'> {
   const carried = msg.mayHaveReachedWecom ? (msg.mayHaveReachedAt ?? msg.createdAt) : undefined;
   if (r.receiveCount > 1) {
     const stored = await deps.messages.get(msg.id);
@@ -259,14 +355,14 @@ async function duplicateCheckFor(
       log.info('already handled; acknowledged without calling WeCom', { status: stored.status });
       return 'ack';
     }
-    if (!mayHaveReachedWecomBefore(stored, msg.generation, r.receiveCount)) return {};
+    if (!mayHaveReachedWecomBefore(stored, msg.generation, r.receiveCount)) return { stored };
     // Without a recorded failure, the previous receive of this copy (a crash, an unrecorded send) is the one that
     // may have reached WeCom: no earlier than this copy's first receive.
     const unrecorded =
       stored.mayHaveReachedWecom === true
         ? undefined
         : new Date(r.firstReceivedAtMs ?? Date.parse(msg.createdAt)).toISOString();
-    return { since: earliest(stored.mayHaveReachedAt, carried, unrecorded) ?? msg.createdAt };
+    return { since: earliest(stored.mayHaveReachedAt, carried, unrecorded) ?? msg.createdAt, stored };
   }
   if (msg.generation > 0 && !(await deps.messages.claimCopy(msg.id, msg.generation))) {
     // Two copies of one deferral (an SDK retry of a SendMessage that had succeeded): only one may send.
@@ -279,24 +375,3 @@ async function duplicateCheckFor(
 
 const earliest = (...times: (string | undefined)[]): string | undefined =>
   times.filter((t): t is string => t !== undefined).sort()[0];
-
-/**
- * Who the per-member limits apply to. Parties, tags and @all expand inside WeCom where the gateway cannot count
- * their members, so each is charged as one pseudo-member: it bounds how often one party is messaged per window.
- */
-function quotaDemand(msg: QueuedMessage, app: AppConfig): QuotaDemand {
-  const { touser, toparty, totag } = msg.request.recipients;
-  return {
-    app: msg.app,
-    quota: app.quota,
-    priority: msg.priority,
-    // Case folded (WeCom userids are case-insensitive): bodies queued before ingest folded may still name one
-    // member twice.
-    members: [
-      ...new Set(touser.map((u) => (u === '@all' ? '~all' : foldUserId(u)))),
-      ...toparty.map((p) => `~party:${p}`),
-      ...totag.map((t) => `~tag:${t}`),
-    ],
-    personTimes: countRecipients(msg.request),
-  };
-}

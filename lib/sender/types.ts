@@ -2,12 +2,13 @@ import type { GatewayConfig } from '#lib/config/index.js';
 import type { QueuedMessage } from '#lib/model/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
+import type { QuotaWindows } from '#lib/quota/index.js';
 import type { LaneName } from '#lib/resources/index.js';
 import type { MessageStore } from '#lib/store/index.js';
-import type { SendResponse, TokenCache, WecomApi } from '#lib/wecom/index.js';
+import type { BroadcastDirectory, SendResponse, TokenCache, WecomApi } from '#lib/wecom/index.js';
 import type { RetryPolicy } from './backoff.js';
 import type { PauseCache } from './pause.js';
-import type { QuotaGuard, QuotaWindows } from './quota.js';
+import type { QuotaGuard } from './quota.js';
 
 /** One SQS record, as the sender sees it (no Lambda types in lib/). */
 export interface IncomingRecord {
@@ -33,8 +34,13 @@ export interface SenderDeps {
   metrics: Metrics;
   maxReceiveCount: number;
   retry?: RetryPolicy;
-  /** Spreads deferred messages over this many seconds past the window start (WeCom: avoid :00 and :30). */
+  /**
+   * Spreads deferrals that hold no quota slot (a paused app, the app's own windows full) over this many seconds past
+   * their wake time (default 10). Deferrals that hold slots wake for them exactly.
+   */
   deferJitterSeconds?: number;
+  /** Resolves parties, tags and `@all` through WeCom's contacts API; without it they are sized from configuration. */
+  broadcasts?: BroadcastDirectory;
   /** The first pause after 45009 (a minute window: 60 s); later ones of a run grow from it (pause.ts). */
   rateLimitPauseMs?: number;
   /** Waits before each probe of an app whose WeCom configuration is wrong (default 1, 2, 5, 10, 15 min). */

@@ -1,5 +1,6 @@
 export { type CardCodeSource, type CardCodeStore, DynamoCardCodeStore } from './card-store.js';
 export { createDocumentClient, type DocClient } from './client.js';
+export { DynamoDirectoryStore } from './directory-store.js';
 export { StoreError, StoreRejectedError, StoreUnavailableError } from './errors.js';
 export {
   DynamoEventStore,
@@ -26,10 +27,12 @@ export {
 } from './message-store.js';
 export { type AppPause, DynamoPauseStore, type PauseStore } from './pause-store.js';
 export {
+  type CounterReservation,
+  type CounterStates,
   DynamoQuotaStore,
-  type MemberVerdict,
+  parseCounters,
+  type QuotaKey,
   type QuotaStore,
-  type QuotaUsageListener,
 } from './quota-store.js';
 export { DynamoTokenStore } from './token-store.js';
 export { DynamoWebhookLog, type WebhookAttempt, type WebhookLog } from './webhook-store.js';

@@ -8,12 +8,15 @@
  * | idempotency key | IDEM#<api key name>#<sha256(Idempotency-Key)> | IDEM  |
  * | access token    | TOKEN#<corpId>#<agentId>                    | TOKEN   |
  * | token lock      | TOKEN#<corpId>#<agentId>                    | LOCK    |
- * | quota counter   | QUOTA#<app>#<scope>#<window index>          | Q       |
- * | member counter  | QUOTA#<app>#member#<userid>#<hour index>    | Q       |
+ * | app quota       | QUOTA#<app>#app  (calls, person-times)       | Q       |
+ * | member quota    | QUOTA#<app>#member#<case-folded userid>     | Q       |
+ * | broadcast quota | QUOTA#<app>#broadcast                       | Q       |
  * | app pause       | PAUSE#<app>                                 | PAUSE   |
  * | WeCom event     | CALLBACK#<app>#<event id>                   | CALLBACK |
  * | message's event | MSG#<id>                                    | EVENT#<received at>#<event id> |
  * | webhook attempt | MSG#<id>                                    | HOOK#<at>#<webhook id>#<attempt> |
+ * | broadcast reach | DIR#<corpId>#<agentId>#<all|party:id|tag:id> | DIR    |
+ * | its refresh lock| DIR#<corpId>#<agentId>#<all|party:id|tag:id> | LOCK   |
  *
  * Every item carries `expiresAt`: messages, their events and attempts from the retention setting, the rest from
  * their own lifetime. An event id is the callback's dedupe key (lib/callback `dedupeKey`: `msg:<MsgId>` or
@@ -37,11 +40,8 @@ export const keys = {
   idempotency: (apiKey: string, keyHash: string) => ({ pk: `IDEM#${apiKey}#${keyHash}`, sk: 'IDEM' }),
   token: (corpId: string, agentId: number) => ({ pk: `TOKEN#${corpId}#${agentId}`, sk: 'TOKEN' }),
   tokenLock: (corpId: string, agentId: number) => ({ pk: `TOKEN#${corpId}#${agentId}`, sk: 'LOCK' }),
-  quota: (app: string, scope: string, window: number) => ({ pk: `QUOTA#${app}#${scope}#${window}`, sk: 'Q' }),
-  memberQuota: (app: string, userId: string, hour: number) => ({
-    pk: `QUOTA#${app}#member#${userId}#${hour}`,
-    sk: 'Q',
-  }),
+  /** `name`: `app`, `broadcast` or `member#<userid>`; the counters inside are laid out by quota-store.ts. */
+  quota: (app: string, name: string) => ({ pk: `QUOTA#${app}#${name}`, sk: 'Q' }),
   pause: (app: string) => ({ pk: `PAUSE#${app}`, sk: 'PAUSE' }),
   event: (app: string, eventId: string) => ({ pk: `CALLBACK#${app}#${eventId}`, sk: 'CALLBACK' }),
   messageEvent: (messageId: string, receivedAt: string, eventId: string) => ({
@@ -51,6 +51,14 @@ export const keys = {
   webhookAttempt: (messageId: string, at: string, webhookId: string, attempt: number) => ({
     pk: `MSG#${messageId}`,
     sk: `${WEBHOOK_ATTEMPT_PREFIX}${at}#${webhookId}#${String(attempt).padStart(3, '0')}`,
+  }),
+  directory: (corpId: string, agentId: number, target: string) => ({
+    pk: `DIR#${corpId}#${agentId}#${target}`,
+    sk: 'DIR',
+  }),
+  directoryLock: (corpId: string, agentId: number, target: string) => ({
+    pk: `DIR#${corpId}#${agentId}#${target}`,
+    sk: 'LOCK',
   }),
 } as const;
 

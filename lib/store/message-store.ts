@@ -303,6 +303,11 @@ function updateFor(c: StatusChange) {
     values[':attempts'] = c.attemptsDelta;
     adds.push('#attempts :attempts');
   }
+  if (c.part) {
+    names['#parts'] = 'parts';
+    values[':part'] = [c.part];
+    sets.push('#parts = list_append(if_not_exists(#parts, :empty), :part)');
+  }
   if (c.mayHaveReachedWecom) {
     names['#mhr'] = 'mayHaveReachedWecom';
     values[':mhr'] = true;

@@ -1,41 +1,52 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CounterStates, Pool, PoolState, QuotaKey, SlotPlan } from '#lib/quota/index.js';
 import { conditionalWrite, type DocClient, portClient } from './client.js';
-import { epochSeconds, isExpired, keys } from './keys.js';
+import { epochSeconds, keys } from './keys.js';
 
-export type MemberVerdict = 'ok' | 'minute' | 'hour';
+export type { CounterStates, QuotaKey };
 
-/** Port: atomic, conditional quota counters. */
-export interface QuotaStore {
-  /** Adds `amount` to the counter if the result stays ≤ `limit`. */
-  reserve(
-    app: string,
-    scope: string,
-    window: number,
-    amount: number,
-    limit: number,
-    expiresAtMs: number,
-  ): Promise<boolean>;
-  /** Gives back an unused reservation (no condition: a counter may not go below what was really used). */
-  release(app: string, scope: string, window: number, amount: number): Promise<void>;
-  /**
-   * One request for both per-member windows: the hour item holds the hour total and one attribute per minute,
-   * so a message to one member costs one conditional update, not two.
-   */
-  reserveMember(
-    app: string,
-    userId: string,
-    hour: number,
-    minuteOfHour: number,
-    limits: { perMinute: number; perHour: number },
-    expiresAtMs: number,
-  ): Promise<MemberVerdict>;
-  releaseMember(app: string, userId: string, hour: number, minuteOfHour: number): Promise<void>;
-  /** The counter's value (0 when absent): what `GET /v1/apps/{app}` shows. */
-  counter(app: string, scope: string, window: number): Promise<number>;
+/** One reservation on one counter of an item. */
+export interface CounterReservation extends SlotPlan {
+  counter: string;
 }
 
-/** Told the counter's value after each successful reservation (for the utilisation metric). */
-export type QuotaUsageListener = (app: string, scope: string, used: number, limit: number) => void;
+/** Port: quota counters, several per item, reserved all or nothing with one conditional write. */
+export interface QuotaStore {
+  read(key: QuotaKey): Promise<CounterStates>;
+  /**
+   * Applies every reservation if every one's condition holds against the stored item (lib/quota `planFits`), else
+   * none. Either way the answer carries the item as it now is, so a refused caller can plan again without a read.
+   */
+  reserve(
+    key: QuotaKey,
+    reservations: readonly CounterReservation[],
+    expiresAtMs: number,
+  ): Promise<{ ok: boolean; state: CounterStates }>;
+}
+
+/**
+ * Attribute layout of a quota item: `<counter><pool><field>`, e.g. `mnc` (member counter, normal pool, cumulative
+ * count), `mnt` (its next free slot), `mnl` (its latest bucket), `mns<bucket>` (the count after that bucket), `mnq`
+ * (the ceiling for blind reservations) and `mnk` (the limit the ceiling was computed with).
+ */
+const ATTRIBUTE = /^([a-z])([nh])(?:([ctlqk])|s(\d+))$/;
+const FIELD = { c: 'cum', l: 'last', t: 'tat', q: 'ceil', k: 'ceilLimit' } as const;
+const attr = (r: { counter: string; pool: Pool }, field: string) => `${r.counter}${r.pool}${field}`;
+
+/** The counters in a stored item. */
+export function parseCounters(item: Record<string, unknown> | undefined): CounterStates {
+  const out: CounterStates = {};
+  for (const [name, value] of Object.entries(item ?? {})) {
+    const m = ATTRIBUTE.exec(name);
+    if (!m || typeof value !== 'number') continue;
+    const [, counter, pool, field, bucket] = m as unknown as [string, string, Pool, string?, string?];
+    out[counter] ??= { n: { cum: 0, snaps: new Map() }, h: { cum: 0, snaps: new Map() } };
+    const state = out[counter][pool] as PoolState & { snaps: Map<number, number> } & Record<string, unknown>;
+    if (bucket !== undefined) state.snaps.set(Number(bucket), value);
+    else state[FIELD[field as keyof typeof FIELD]] = value;
+  }
+  return out;
+}
 
 export class DynamoQuotaStore implements QuotaStore {
   private readonly db: DocClient;
@@ -43,122 +54,91 @@ export class DynamoQuotaStore implements QuotaStore {
   constructor(
     db: DocClient,
     private readonly tableName: string,
-    private readonly now: () => number = Date.now,
-    private readonly onUsage?: QuotaUsageListener,
   ) {
     this.db = portClient(db);
   }
 
+  async read(key: QuotaKey): Promise<CounterStates> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: itemKey(key), ConsistentRead: true }),
+    );
+    return parseCounters(out.Item);
+  }
+
   async reserve(
-    app: string,
-    scope: string,
-    window: number,
-    amount: number,
-    limit: number,
+    key: QuotaKey,
+    reservations: readonly CounterReservation[],
     expiresAtMs: number,
-  ) {
-    if (amount > limit) return false;
+  ): Promise<{ ok: boolean; state: CounterStates }> {
+    const names: Record<string, string> = { '#exp': 'expiresAt' };
+    const values: Record<string, unknown> = { ':zero': 0, ':exp': epochSeconds(expiresAtMs) };
+    const conditions: string[] = [];
+    const sets = ['#exp = :exp'];
+    const removes: string[] = [];
+    reservations.forEach((r, i) => {
+      Object.assign(names, {
+        [`#c${i}`]: attr(r, 'c'),
+        [`#l${i}`]: attr(r, 'l'),
+        [`#s${i}`]: attr(r, `s${r.bucket}`),
+        [`#q${i}`]: attr(r, 'q'),
+        [`#k${i}`]: attr(r, 'k'),
+      });
+      Object.assign(values, { [`:a${i}`]: r.amount, [`:b${i}`]: r.bucket, [`:lim${i}`]: r.limit });
+      // Blind (one unit, the item unknown): the stored ceiling, if computed with this limit, bounds the count.
+      let fits = r.blind ? `#c${i} < #q${i} AND #k${i} = :lim${i}` : `#c${i} <= :max${i}`;
+      if (!r.blind) values[`:max${i}`] = r.maxCum;
+      fits += ` AND (attribute_not_exists(#l${i}) OR #l${i} <= :b${i})`;
+      sets.push(
+        `#c${i} = if_not_exists(#c${i}, :zero) + :a${i}`,
+        `#s${i} = if_not_exists(#c${i}, :zero) + :a${i}`,
+        `#l${i} = :b${i}`,
+        `#k${i} = :lim${i}`,
+      );
+      if (r.blind) sets.push(`#q${i} = if_not_exists(#q${i}, :lim${i})`);
+      else {
+        values[`:q${i}`] = r.ceil ?? r.limit;
+        sets.push(`#q${i} = :q${i}`);
+      }
+      if (r.pace) {
+        names[`#t${i}`] = attr(r, 't');
+        Object.assign(values, { [`:sl${i}`]: r.slotMs, [`:sp${i}`]: r.pace.spanMs });
+        if (r.pace.mode === 'reset') {
+          fits += ` AND (attribute_not_exists(#t${i}) OR #t${i} <= :sl${i})`;
+          sets.push(`#t${i} = :sl${i} + :sp${i}`);
+        } else {
+          // Busy: the slot is wherever the next free one stands, as long as it is still in the planned bucket.
+          values[`:be${i}`] = r.pace.below ?? Number.MAX_SAFE_INTEGER;
+          values[`:fr${i}`] = r.pace.from ?? r.slotMs;
+          fits += ` AND #t${i} >= :fr${i} AND #t${i} < :be${i}`;
+          sets.push(`#t${i} = if_not_exists(#t${i}, :sl${i}) + :sp${i}`);
+        }
+      }
+      conditions.push(`(attribute_not_exists(#c${i}) OR (${fits}))`);
+      r.dropBuckets.forEach((b, j) => {
+        names[`#d${i}_${j}`] = attr(r, `s${b}`);
+        removes.push(`#d${i}_${j}`);
+      });
+    });
     const out = await conditionalWrite(
       this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: keys.quota(app, scope, window),
-          UpdateExpression: 'ADD #c :n SET expiresAt = if_not_exists(expiresAt, :exp)',
-          ConditionExpression: 'attribute_not_exists(#c) OR #c <= :max',
-          ExpressionAttributeNames: { '#c': 'used' },
-          ExpressionAttributeValues: {
-            ':n': amount,
-            ':max': limit - amount,
-            ':exp': epochSeconds(expiresAtMs),
-          },
-          // The new count comes back with the write at no extra cost: it feeds the utilisation metric.
-          ReturnValues: 'UPDATED_NEW',
+          Key: itemKey(key),
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          // The item comes back with the write at no extra request: the caller's next plan starts from it.
+          ReturnValues: 'ALL_NEW',
         }),
       ),
     );
-    if (!out) return false;
-    const used = Number(out.Attributes?.used);
-    if (this.onUsage && Number.isFinite(used)) this.onUsage(app, scope, used, limit);
-    return true;
+    if (out) return { ok: true, state: parseCounters(out.Attributes) };
+    // Refused (full, or someone reserved meanwhile). dynalite has no ReturnValuesOnConditionCheckFailure, so read.
+    return { ok: false, state: await this.read(key) };
   }
+}
 
-  async release(app: string, scope: string, window: number, amount: number): Promise<void> {
-    if (amount <= 0) return;
-    await conditionalWrite(
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.quota(app, scope, window),
-          UpdateExpression: 'ADD #c :n',
-          ConditionExpression: 'attribute_exists(#c)',
-          ExpressionAttributeNames: { '#c': 'used' },
-          ExpressionAttributeValues: { ':n': -amount },
-        }),
-      ),
-    );
-  }
-
-  async reserveMember(
-    app: string,
-    userId: string,
-    hour: number,
-    minuteOfHour: number,
-    limits: { perMinute: number; perHour: number },
-    expiresAtMs: number,
-  ): Promise<MemberVerdict> {
-    const key = keys.memberQuota(app, userId, hour);
-    const written = await conditionalWrite(
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key,
-          UpdateExpression: 'ADD #h :one, #m :one SET expiresAt = if_not_exists(expiresAt, :exp)',
-          ConditionExpression:
-            '(attribute_not_exists(#h) OR #h < :hl) AND (attribute_not_exists(#m) OR #m < :ml)',
-          ExpressionAttributeNames: { '#h': 'hour', '#m': `m${minuteOfHour}` },
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':hl': limits.perHour,
-            ':ml': limits.perMinute,
-            ':exp': epochSeconds(expiresAtMs),
-          },
-        }),
-      ),
-    );
-    if (written) return 'ok';
-    // Rare path (over quota): one read tells which window is full, so the deferral waits just long enough.
-    const out = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    const item = out.Item as Record<string, number> | undefined;
-    if (!item || isExpired(item, this.now())) return 'minute';
-    return (item.hour ?? 0) >= limits.perHour ? 'hour' : 'minute';
-  }
-
-  async counter(app: string, scope: string, window: number): Promise<number> {
-    const out = await this.db.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: keys.quota(app, scope, window),
-        ConsistentRead: true,
-      }),
-    );
-    const item = out.Item as { used?: number; expiresAt?: number } | undefined;
-    return item && !isExpired(item, this.now()) ? Number(item.used ?? 0) : 0;
-  }
-
-  async releaseMember(app: string, userId: string, hour: number, minuteOfHour: number): Promise<void> {
-    await conditionalWrite(
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.memberQuota(app, userId, hour),
-          UpdateExpression: 'ADD #h :minus, #m :minus',
-          ConditionExpression: 'attribute_exists(#h)',
-          ExpressionAttributeNames: { '#h': 'hour', '#m': `m${minuteOfHour}` },
-          ExpressionAttributeValues: { ':minus': -1 },
-        }),
-      ),
-    );
-  }
+function itemKey(key: QuotaKey) {
+  return keys.quota(key.app, key.kind === 'member' ? `member#${key.member}` : key.kind);
 }

@@ -15,6 +15,9 @@ export interface SendResponse {
   response_code?: string;
 }
 
+/** The contacts (通讯录) reads the gateway uses to learn whom a party, a tag or `@all` reaches (./contacts.ts). */
+export type ContactsApiName = 'agent/get' | 'department/simplelist' | 'user/simplelist' | 'tag/get';
+
 /** Port: the WeCom server API as the gateway uses it. */
 export interface WecomApi {
   getToken(corpId: string, secret: string): Promise<TokenResponse>;
@@ -22,6 +25,12 @@ export interface WecomApi {
   recall(accessToken: string, msgid: string): Promise<void>;
   /** `message/update_template_card` (path/94945): the body carries the single-use response_code. */
   updateTemplateCard(accessToken: string, body: Record<string, unknown>): Promise<void>;
+  /** A contacts read (GET with query parameters); WeCom's answer minus errcode/errmsg. */
+  contacts(
+    accessToken: string,
+    api: ContactsApiName,
+    query: Record<string, string>,
+  ): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -70,6 +79,15 @@ export class WecomClient implements WecomApi {
       this.withToken('/cgi-bin/message/update_template_card', accessToken),
       body,
     );
+  }
+
+  async contacts(
+    accessToken: string,
+    api: ContactsApiName,
+    query: Record<string, string>,
+  ): Promise<Record<string, unknown>> {
+    const params = new URLSearchParams({ access_token: accessToken, ...query });
+    return this.call<Record<string, unknown>>(api, 'GET', `/cgi-bin/${api}?${params}`);
   }
 
   close(): Promise<void> {

@@ -1,6 +1,20 @@
 // The undici transport lives in './undici.js' and is imported from there only by the sender: re-exporting it here
 // would pull undici into every bundle that imports this index.
-export { type SendResponse, type TokenResponse, type WecomApi, WecomClient } from './client.js';
+export {
+  type ContactsApiName,
+  type SendResponse,
+  type TokenResponse,
+  type WecomApi,
+  WecomClient,
+} from './client.js';
+export { type BroadcastTarget, type Reach, resolveTarget, targetName } from './contacts.js';
+export {
+  BroadcastDirectory,
+  type BroadcastDirectoryOptions,
+  type DirectoryStore,
+  DirectoryUnavailableError,
+  type StoredReach,
+} from './directory.js';
 export {
   CONFIG_ERRCODES,
   classifyErrcode,

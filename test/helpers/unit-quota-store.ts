@@ -1,76 +1,64 @@
-import type { MemberVerdict, QuotaStore } from '#lib/store/index.js';
+import { applySlot, emptyPool, type Pool, type PoolState, planFits } from '#lib/quota/index.js';
+import type { CounterReservation, CounterStates, QuotaKey, QuotaStore } from '#lib/store/index.js';
 
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+export const quotaKeyName = (key: QuotaKey): string =>
+  key.kind === 'member' ? `${key.app}#member#${key.member}` : `${key.app}#${key.kind}`;
+
+const clone = (s: CounterStates): CounterStates =>
+  Object.fromEntries(
+    Object.entries(s).map(([c, pools]) => [
+      c,
+      { n: { ...pools.n, snaps: new Map(pools.n.snaps) }, h: { ...pools.h, snaps: new Map(pools.h.snaps) } },
+    ]),
+  );
+
 /**
- * In-memory QuotaStore with the conditional semantics of DynamoQuotaStore (check and add in one step after a
- * simulated round trip). Counts every call, so tests can measure store requests per message.
+ * In-memory QuotaStore with the conditional semantics of DynamoQuotaStore: every reservation's condition is checked
+ * against the stored item (lib/quota `planFits`, the ConditionExpression) after a simulated round trip, and then all
+ * are applied or none. Counts every call, so tests can measure store requests per message.
  */
 export class InMemoryQuotaStore implements QuotaStore {
-  readonly counters = new Map<string, number>();
-  readonly members = new Map<string, { hour: number; minutes: Map<number, number> }>();
-  readonly calls = { reserve: 0, release: 0, reserveMember: 0, releaseMember: 0 };
+  readonly items = new Map<string, CounterStates>();
+  readonly calls = { read: 0, reserve: 0, refused: 0 };
+  /** Every granted reservation, in the order the store applied them. */
+  readonly granted: { key: string; reservation: CounterReservation }[] = [];
 
   total(): number {
-    return Object.values(this.calls).reduce((a, b) => a + b, 0);
+    return this.calls.read + this.calls.reserve;
   }
 
-  used(app: string, scope: string, window: number): number {
-    return this.counters.get(`${app}#${scope}#${window}`) ?? 0;
+  pool(key: QuotaKey, counter: string, pool: Pool): PoolState {
+    return this.items.get(quotaKeyName(key))?.[counter]?.[pool] ?? emptyPool();
   }
 
-  async counter(app: string, scope: string, window: number): Promise<number> {
-    return this.used(app, scope, window);
+  async read(key: QuotaKey): Promise<CounterStates> {
+    this.calls.read++;
+    await roundTrip();
+    return clone(this.items.get(quotaKeyName(key)) ?? {});
   }
 
-  memberUsage(app: string, userId: string, hour: number): { hour: number; minutes: Map<number, number> } {
-    return this.members.get(`${app}#${userId}#${hour}`) ?? { hour: 0, minutes: new Map() };
-  }
-
-  async reserve(app: string, scope: string, window: number, amount: number, limit: number): Promise<boolean> {
+  async reserve(
+    key: QuotaKey,
+    reservations: readonly CounterReservation[],
+    _expiresAtMs: number,
+  ): Promise<{ ok: boolean; state: CounterStates }> {
     this.calls.reserve++;
     await roundTrip();
-    const key = `${app}#${scope}#${window}`;
-    const used = this.counters.get(key) ?? 0;
-    if (used + amount > limit) return false;
-    this.counters.set(key, used + amount);
-    return true;
-  }
-
-  async release(app: string, scope: string, window: number, amount: number): Promise<void> {
-    this.calls.release++;
-    await roundTrip();
-    const key = `${app}#${scope}#${window}`;
-    const used = this.counters.get(key);
-    if (used !== undefined && amount > 0) this.counters.set(key, used - amount);
-  }
-
-  async reserveMember(
-    app: string,
-    userId: string,
-    hour: number,
-    minuteOfHour: number,
-    limits: { perMinute: number; perHour: number },
-  ): Promise<MemberVerdict> {
-    this.calls.reserveMember++;
-    await roundTrip();
-    const key = `${app}#${userId}#${hour}`;
-    const item = this.members.get(key) ?? { hour: 0, minutes: new Map<number, number>() };
-    const minute = item.minutes.get(minuteOfHour) ?? 0;
-    if (item.hour >= limits.perHour) return 'hour';
-    if (minute >= limits.perMinute) return 'minute';
-    item.hour++;
-    item.minutes.set(minuteOfHour, minute + 1);
-    this.members.set(key, item);
-    return 'ok';
-  }
-
-  async releaseMember(app: string, userId: string, hour: number, minuteOfHour: number): Promise<void> {
-    this.calls.releaseMember++;
-    await roundTrip();
-    const item = this.members.get(`${app}#${userId}#${hour}`);
-    if (!item) return;
-    item.hour--;
-    item.minutes.set(minuteOfHour, (item.minutes.get(minuteOfHour) ?? 1) - 1);
+    const name = quotaKeyName(key);
+    const item = clone(this.items.get(name) ?? {});
+    const poolOf = (r: CounterReservation) => item[r.counter]?.[r.pool] ?? emptyPool();
+    if (!reservations.every((r) => planFits(poolOf(r), r))) {
+      this.calls.refused++;
+      return { ok: false, state: clone(item) };
+    }
+    for (const r of reservations) {
+      item[r.counter] ??= { n: emptyPool(), h: emptyPool() };
+      (item[r.counter] as Record<Pool, PoolState>)[r.pool] = applySlot(poolOf(r), r);
+      this.granted.push({ key: name, reservation: r });
+    }
+    this.items.set(name, item);
+    return { ok: true, state: clone(item) };
   }
 }

@@ -129,7 +129,7 @@ export function senderHarness(now: () => number) {
     messages: store,
     queue: lanes,
     tokens: new TokenCache(new InMemoryTokenStore(now), wecom, { now }),
-    quota: new QuotaGuard(quotaStore, WECOM_WINDOWS, now, 250, async () => undefined),
+    quota: new QuotaGuard(quotaStore, { windows: WECOM_WINDOWS, now, sleep: async () => undefined }),
     pauses: new PauseCache(pauseStore, { now }),
     wecom,
     logger: createLogger({ service: 'test' }, { level: 'silent' }),

@@ -212,7 +212,6 @@ describe('a day-limit 45009 (strict readings: WeCom blocks the app until its day
       simulator: { readings: { preset: 'strict', windows: 'fixed' }, windows, seats: 1 },
       runtime: {
         windows: { ...windows, dayOffsetMs: 0 },
-        quotaGuardMs: 50,
         rateLimitPauseMs: 500,
         deferJitterSeconds: 0,
       },

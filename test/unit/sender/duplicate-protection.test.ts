@@ -25,7 +25,7 @@ describe('duplicate protection: every attempt is the same request', () => {
 
     for (let receive = 1; receive <= 5; receive++) {
       await processBatch(h.deps, [m.sqs(m.body(), receive)]);
-      clock.advance(2_000);
+      clock.advance(4_000); // each retry after its backoff, when the member's next slot (3.2 s on normal) is due
     }
     // Receive 5 travelled on as a fresh copy (SQS would move the original to its DLQ after 6).
     const copy = h.lanes.enqueued.at(-1)?.message;
@@ -46,6 +46,7 @@ describe('duplicate protection: every attempt is the same request', () => {
     h.store.failTransitionsTo.add(STATUS.sent);
     await processBatch(h.deps, [m.sqs(deferred, 1)]); // sent, recording it fails (like a crash)
     h.store.failTransitionsTo.clear();
+    clock.advance(4_000); // SQS redelivers after the retry delay
     await processBatch(h.deps, [m.sqs(deferred, 2)]); // the redelivery resends
 
     expect(h.wecom.sends.length).toBeGreaterThanOrEqual(7);
@@ -66,6 +67,7 @@ describe('duplicate protection: every attempt is the same request', () => {
     h.wecom.script.push(lostAnswer);
 
     await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    clock.advance(4_000); // the retry after its backoff, when the member's next slot is due
     await processBatch(h.deps, [m.sqs(m.body(), 2)]);
 
     expect(h.wecom.sends[1]).toEqual(h.wecom.sends[0]);

@@ -3,7 +3,7 @@ import { STATUS } from '#lib/model/index.js';
 import { processBatch } from '#lib/sender/index.js';
 import { WecomApiError } from '#lib/wecom/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
-import { queued, senderHarness } from '#test/helpers/unit-sender.js';
+import { queued, senderHarness, textRequest } from '#test/helpers/unit-sender.js';
 
 const START = Date.parse('2026-12-01T02:00:07Z'); // 10:00:07 China Standard Time
 
@@ -14,7 +14,8 @@ function harness() {
   const batch = async (count: number) => {
     const ms = await Promise.all(
       Array.from({ length: count }, async () => {
-        const m = queued(`msg_${++n}`, START);
+        // One member per message: a member's own messages are paced (lib/quota); this is about the app's pause.
+        const m = queued(`msg_${++n}`, START, textRequest({ touser: [`user${n}`] }));
         await h.store.create(m.record);
         return m;
       }),

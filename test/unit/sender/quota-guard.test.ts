@@ -1,224 +1,166 @@
 import { describe, expect, it } from 'vitest';
 import { QUOTA_DEFAULTS, type QuotaConfig } from '#lib/config/index.js';
-import {
-  effectiveLimit,
-  type QuotaDecision,
-  type QuotaDemand,
-  QuotaGuard,
-  WECOM_WINDOWS,
-} from '#lib/sender/index.js';
+import { BROADCAST_SLOT, type QuotaDecision, type QuotaDemand, QuotaGuard } from '#lib/sender/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
 import { InMemoryQuotaStore } from '#test/helpers/unit-quota-store.js';
 
-/** 08:00:07 UTC = 16:00:07 in China: WeCom's day ends at 16:00 UTC. */
 const START = Date.parse('2026-12-01T08:00:07Z');
-const MINUTE_END = Date.parse('2026-12-01T08:01:00Z');
-const HOUR_END = Date.parse('2026-12-01T09:00:00Z');
-const DAY_END = Date.parse('2026-12-02T16:00:00Z') - 86_400_000;
-const MINUTE = Math.floor(START / 60_000);
-
 const quota = (overrides: Partial<QuotaConfig> = {}): QuotaConfig => ({ ...QUOTA_DEFAULTS, ...overrides });
-
 const demand = (overrides: Partial<QuotaDemand> = {}): QuotaDemand => ({
   app: 'ops',
   quota: quota(),
   priority: 'high',
-  members: [],
-  personTimes: 1,
+  members: ['zhangsan'],
+  splittable: true,
+  extraPersonTimes: 0,
+  broadcasts: 0,
+  broadcastShare: 0,
   ...overrides,
 });
+type Ok = Extract<QuotaDecision, { ok: true }>;
+type Refused = Extract<QuotaDecision, { ok: false }>;
 
-const granted = (decisions: QuotaDecision[]) => decisions.filter((d) => d.ok).length;
-
-/** Acquires one by one until the guard refuses; returns how many were granted and the refusal. */
-async function fillUntilRefused(guard: QuotaGuard, d: QuotaDemand, max = 100_000) {
-  for (let n = 0; n < max; n++) {
-    const decision = await guard.acquire(d);
-    if (!decision.ok) return { granted: n, refusal: decision };
-  }
-  throw new Error(`still granting after ${max}`);
+function guard(store = new InMemoryQuotaStore(), clock = fakeClock(START)) {
+  return { store, clock, guard: new QuotaGuard(store, { now: clock.now, sleep: clock.sleep }) };
 }
 
-describe('effectiveLimit', () => {
-  it('keeps (1 − safetyMargin) of the WeCom limit for high and normalShare of that for normal', () => {
-    const q = quota({ safetyMargin: 0.2, normalShare: 0.8 });
-
-    expect(effectiveLimit(10_000, q, 'high')).toBe(8_000);
-    expect(effectiveLimit(10_000, q, 'normal')).toBe(6_400);
-    expect(effectiveLimit(30, q, 'high')).toBe(24);
-    expect(effectiveLimit(30, q, 'normal')).toBe(19);
-  });
-
-  it('rounds down, so the gateway never exceeds the fraction it promised', () => {
-    const q = quota({ safetyMargin: 0.1, normalShare: 0.5 });
-
-    expect(effectiveLimit(1_000, q, 'high')).toBe(900);
-    expect(effectiveLimit(1_000, q, 'normal')).toBe(450);
-    expect(effectiveLimit(7, q, 'high')).toBe(6);
-  });
-
-  it('never goes below 1', () => {
-    expect(effectiveLimit(1, quota({ safetyMargin: 0.9, normalShare: 0.1 }), 'normal')).toBe(1);
-  });
-
-  it('uses the whole limit with no margin and a full share', () => {
-    const q = quota({ safetyMargin: 0, normalShare: 1 });
-
-    expect(effectiveLimit(30, q, 'high')).toBe(30);
-    expect(effectiveLimit(30, q, 'normal')).toBe(30);
-  });
-});
+/** Fills a member's minute: high messages one after the other until one is not due within the in-process wait. */
+async function busy(g: QuotaGuard, member: string) {
+  for (let i = 0; i < 100; i++) {
+    const d = await g.reserve(demand({ members: [member] }));
+    if (!d.ok) return d;
+  }
+  throw new Error('never busy');
+}
 
 describe('QuotaGuard', () => {
-  it('never grants more than the effective per-minute limit across 4 containers hammering at once', async () => {
-    const clock = fakeClock(START);
-    const store = new InMemoryQuotaStore();
-    const guards = Array.from({ length: 4 }, () => new QuotaGuard(store, WECOM_WINDOWS, clock.now));
-    const d = demand({ quota: quota({ perMinute: 100 }) });
+  it('hands one member’s slots out in arrival order, a pace apart, and holds the later ones', async () => {
+    const { guard: g } = guard();
 
     const decisions = await Promise.all(
-      guards.flatMap((g) => Array.from({ length: 100 }, () => g.acquire(d))),
+      Array.from({ length: 6 }, () => g.reserve(demand({ priority: 'normal' }))),
     );
 
-    expect(granted(decisions)).toBe(80);
-    expect(store.used('ops', 'app-minute', MINUTE)).toBe(80);
+    // Normal: 19 a minute → a slot every 3.16 s; 0 s and 3.16 s are due within the 3 s wait... only the first is.
+    const [first, ...later] = decisions;
+    expect(first).toMatchObject({ ok: true, sendAtMs: START, members: ['zhangsan'] });
+    const slots = later.map((d) => (d as Refused).held?.zhangsan as number);
+    expect(later.every((d) => !d.ok && d.scope === 'member-minute')).toBe(true);
+    expect(slots).toEqual([...slots].sort((a, b) => a - b));
+    for (const [i, s] of slots.entries()) expect(s - START).toBeCloseTo(((i + 1) * 60_000) / 19, 0);
   });
 
-  it('never lets the store counter pass the effective limit when blocks are reserved concurrently', async () => {
-    const clock = fakeClock(START);
-    const store = new InMemoryQuotaStore();
-    const guards = Array.from({ length: 4 }, () => new QuotaGuard(store, WECOM_WINDOWS, clock.now));
-    const d = demand({ quota: quota({ perMinute: 2_500 }) });
+  it('sends a fan-out to the members with a slot now and holds the slot of the one at its limit', async () => {
+    const { guard: g } = guard();
+    const refusal = await busy(g, 'oncall');
 
-    const decisions = await Promise.all(
-      guards.flatMap((g) => Array.from({ length: 600 }, () => g.acquire(d))),
+    const d = (await g.reserve(demand({ members: ['a', 'oncall', 'b'] }))) as Ok;
+
+    expect(d.ok).toBe(true);
+    expect(d.members).toEqual(['a', 'b']);
+    expect(d.rest?.members).toEqual(['oncall']);
+    // The slot after the one the refused message holds: the fan-out's part waits in line, exactly.
+    expect(d.rest?.wakeAtMs).toBeGreaterThan(refusal.held?.oncall as number);
+    expect(d.rest?.held).toEqual({ oncall: d.rest?.wakeAtMs });
+  });
+
+  it('uses a held slot when the copy comes back for it, without reserving again', async () => {
+    const { guard: g, store, clock } = guard();
+    const refusal = await busy(g, 'oncall');
+    const requests = store.total();
+    clock.advance((refusal.held?.oncall as number) - clock.now() - 500);
+
+    const d = (await g.reserve(demand({ members: ['oncall'], held: refusal.held }))) as Ok;
+
+    expect(d).toMatchObject({ ok: true, sendAtMs: refusal.held?.oncall, members: ['oncall'] });
+    expect(store.calls.reserve - (requests - store.calls.read)).toBeLessThanOrEqual(1); // the app block only
+  });
+
+  it('reserves again for a held slot that has passed by more than the margin absorbs', async () => {
+    const { guard: g, clock } = guard();
+    const refusal = await busy(g, 'oncall');
+    clock.advance((refusal.held?.oncall as number) - clock.now() + 60_000);
+
+    const d = (await g.reserve(demand({ members: ['oncall'], held: refusal.held }))) as Ok;
+
+    expect(d.ok).toBe(true);
+    expect(d.sendAtMs).toBeGreaterThan(refusal.held?.oncall as number);
+  });
+
+  it('sends a broadcast to everyone at once, at the slot of its busiest member', async () => {
+    const { guard: g } = guard();
+    const refusal = await busy(g, 'oncall');
+
+    const d = (await g.reserve(demand({ members: ['a', 'oncall', 'b'], splittable: false }))) as Refused;
+
+    expect(d.ok).toBe(false);
+    const at = d.retryAtMs;
+    expect(at).toBeGreaterThan(refusal.held?.oncall as number);
+    expect(d.held).toEqual({ a: at, oncall: at, b: at });
+  });
+
+  it('charges broadcasts of configured size to the shared allowance, which every member’s allowance gives up', async () => {
+    const { guard: g, store } = guard();
+    const share = {
+      broadcastShare: 0.25,
+      splittable: false,
+      members: [],
+      broadcasts: 1,
+      extraPersonTimes: 500,
+    };
+
+    const decisions = [];
+    for (let i = 0; i < 3; i++) decisions.push(await g.reserve(demand(share)));
+
+    // A quarter of 30 a minute is 7 → ⌊7 × 0.8⌋ = 5 broadcasts a minute: 4 paced 15 s apart that normal may use,
+    // 1 more for high. High takes both at once, then waits 15 s.
+    expect(decisions[0]).toMatchObject({ ok: true, sendAtMs: START });
+    expect(decisions[1]).toMatchObject({ ok: true, sendAtMs: START });
+    expect((decisions[2] as Refused).held?.[BROADCAST_SLOT]).toBe(START + 15_000);
+    const key = { app: 'ops', kind: 'broadcast' } as const;
+    expect(store.pool(key, 'b', 'n').cum + store.pool(key, 'b', 'h').cum).toBe(3);
+    expect(store.pool({ app: 'ops', kind: 'app' }, 'd', 'n').cum).toBeGreaterThanOrEqual(500);
+  });
+
+  it('reserves the app’s calls in blocks: a batch of 10 messages costs about one request each', async () => {
+    const { guard: g, store } = guard();
+
+    await Promise.all(Array.from({ length: 10 }, (_, i) => g.reserve(demand({ members: [`m${i}`] }))));
+    const batch = store.total();
+    await Promise.all(Array.from({ length: 10 }, (_, i) => g.reserve(demand({ members: [`n${i}`] }))));
+
+    // 10 member reservations (blind: new members, one request each) and the app item in one or two blocks.
+    expect(store.total() - batch).toBeLessThanOrEqual(12);
+  });
+
+  it('fails for good only what no window can hold', async () => {
+    const { guard: g } = guard();
+
+    const d = await g.reserve(
+      demand({ quota: quota({ perDay: 10 }), members: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] }),
     );
 
-    expect(granted(decisions)).toBeLessThanOrEqual(2_000);
-    expect(store.used('ops', 'app-minute', MINUTE)).toBeLessThanOrEqual(2_000);
+    expect(d).toEqual({ ok: false, scope: 'app-day', retryAtMs: Number.POSITIVE_INFINITY });
   });
 
-  it('lets high use the full effective limit while normal stops at its share', async () => {
-    const clock = fakeClock(START);
-    const store = new InMemoryQuotaStore();
-    const guard = new QuotaGuard(store, WECOM_WINDOWS, clock.now);
+  it('keeps normal to its share of the app minute, and high is never queued behind it', async () => {
+    const { guard: g, clock } = guard();
     const q = quota({ perMinute: 100 });
+    const normal: Ok[] = [];
+    let refusal: Refused | undefined;
+    for (let i = 0; i < 200 && !refusal; i++) {
+      const d = await g.reserve(demand({ quota: q, priority: 'normal', members: [`n${i}`] }));
+      if (d.ok) normal.push(d);
+      else refusal = d;
+    }
 
-    const normal = await fillUntilRefused(guard, demand({ quota: q, priority: 'normal' }));
-    const high = await fillUntilRefused(guard, demand({ quota: q, priority: 'high' }));
+    const high = await g.reserve(demand({ quota: q, priority: 'high', members: ['h0'] }));
 
-    expect(normal.granted).toBe(64);
-    expect(high.granted).toBe(80 - 64);
-  });
-
-  it('refuses with the end of the minute as retryAtMs once the minute is used up', async () => {
-    const clock = fakeClock(START);
-    const guard = new QuotaGuard(new InMemoryQuotaStore(), WECOM_WINDOWS, clock.now);
-
-    const { granted: n, refusal } = await fillUntilRefused(
-      guard,
-      demand({ quota: quota({ perMinute: 100 }) }),
-    );
-
-    expect(n).toBe(80);
-    expect(refusal).toEqual({ ok: false, scope: 'app-minute', retryAtMs: MINUTE_END });
-  });
-
-  it('grants again in the next minute', async () => {
-    const clock = fakeClock(START);
-    const guard = new QuotaGuard(new InMemoryQuotaStore(), WECOM_WINDOWS, clock.now);
-    const d = demand({ quota: quota({ perMinute: 100 }) });
-    await fillUntilRefused(guard, d);
-
-    clock.advance(MINUTE_END - START);
-
-    expect(await guard.acquire(d)).toEqual({ ok: true });
-  });
-
-  it('refuses with the end of WeCom’s day (midnight in China) when the daily person-times run out', async () => {
-    const clock = fakeClock(START);
-    const guard = new QuotaGuard(new InMemoryQuotaStore(), WECOM_WINDOWS, clock.now);
-    const d = demand({ quota: quota({ perDay: 10 }), personTimes: 5 });
-
-    const first = await guard.acquire(d);
-    const second = await guard.acquire(d);
-
-    expect(first).toEqual({ ok: true });
-    expect(second).toEqual({ ok: false, scope: 'app-day', retryAtMs: DAY_END });
-  });
-
-  it('gives back the app-level reservations of a message a member limit refused', async () => {
-    const clock = fakeClock(START);
-    const guard = new QuotaGuard(new InMemoryQuotaStore(), WECOM_WINDOWS, clock.now);
-    const q = quota({ perMinute: 100 });
-    const toAlice = await fillUntilRefused(guard, demand({ quota: q, members: ['alice'] }));
-
-    let others = 0;
-    for (; ; others++) if (!(await guard.acquire(demand({ quota: q, members: [`user${others}`] }))).ok) break;
-
-    expect(toAlice.granted).toBe(24);
-    expect(toAlice.refusal).toEqual({ ok: false, scope: 'member-minute', retryAtMs: MINUTE_END });
-    expect(toAlice.granted + others).toBe(80);
-  });
-
-  it('gives back the member reservations already taken when another member is refused', async () => {
-    const clock = fakeClock(START);
-    const store = new InMemoryQuotaStore();
-    const guard = new QuotaGuard(store, WECOM_WINDOWS, clock.now);
-    await fillUntilRefused(guard, demand({ members: ['alice'] }));
-    const hour = Math.floor(START / 3_600_000);
-
-    const decision = await guard.acquire(demand({ members: ['bob', 'alice', 'carol'] }));
-
-    expect(decision).toMatchObject({ ok: false, scope: 'member-minute' });
-    expect(store.memberUsage('ops', 'bob', hour).hour).toBe(0);
-    expect(store.memberUsage('ops', 'carol', hour).hour).toBe(0);
-  });
-
-  it("reports 'member-hour' with the end of the hour when a member's hour is full", async () => {
-    const clock = fakeClock(START);
-    const guard = new QuotaGuard(new InMemoryQuotaStore(), WECOM_WINDOWS, clock.now);
-    const d = demand({ quota: quota({ perMemberPerHour: 10 }), members: ['alice'] });
-
-    const { granted: n, refusal } = await fillUntilRefused(guard, d);
-
-    expect(n).toBe(8);
-    expect(refusal).toEqual({ ok: false, scope: 'member-hour', retryAtMs: HOUR_END });
-  });
-
-  it('counts a member in the next minute of the same hour against the hour, not the minute', async () => {
-    const clock = fakeClock(START);
-    const guard = new QuotaGuard(new InMemoryQuotaStore(), WECOM_WINDOWS, clock.now);
-    const d = demand({ quota: quota({ perMemberPerHour: 40 }), members: ['alice'] });
-    const firstMinute = await fillUntilRefused(guard, d);
-
-    clock.advance(MINUTE_END - START);
-    const secondMinute = await fillUntilRefused(guard, d);
-
-    expect(firstMinute).toMatchObject({ granted: 24, refusal: { scope: 'member-minute' } });
-    expect(secondMinute).toMatchObject({ granted: 32 - 24, refusal: { scope: 'member-hour' } });
-  });
-
-  it('reserves app quota in blocks: fewer than 0.2 store calls per message at a large limit', async () => {
-    const clock = fakeClock(START);
-    const store = new InMemoryQuotaStore();
-    const guard = new QuotaGuard(store, WECOM_WINDOWS, clock.now);
-    const d = demand({ quota: quota({ perMinute: 10_000 }) });
-
-    for (let i = 0; i < 1_000; i++) await guard.acquire(d);
-
-    expect(store.used('ops', 'app-minute', MINUTE)).toBeGreaterThanOrEqual(1_000);
-    expect(store.total() / 1_000).toBeLessThan(0.2);
-  });
-
-  it('costs one member request per recipient on top of the app blocks', async () => {
-    const clock = fakeClock(START);
-    const store = new InMemoryQuotaStore();
-    const guard = new QuotaGuard(store, WECOM_WINDOWS, clock.now);
-
-    await guard.acquire(demand({ members: ['a', 'b', 'c'], personTimes: 3 }));
-
-    expect(store.calls.reserveMember).toBe(3);
-    expect(store.calls.reserve).toBe(3);
+    // Normal: 64 a minute, paced 937.5 ms apart; the app is full for it a little later, not for high.
+    expect(refusal).toMatchObject({ ok: false, scope: 'app-minute' });
+    expect(normal.length).toBeGreaterThan(1);
+    for (const [i, d] of normal.entries()) expect(d.sendAtMs).toBeGreaterThanOrEqual(START + i * 937.5);
+    expect(high).toMatchObject({ ok: true });
+    expect((high as Ok).sendAtMs).toBeLessThanOrEqual(clock.now() + 1);
   });
 });

@@ -33,6 +33,7 @@ describe('processBatch', () => {
     });
 
     await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    clock.advance(4_000); // the retry after its backoff, when the member's next slot is due
     await processBatch(h.deps, [m.sqs(m.body(), 2)]);
 
     expect(h.wecom.sends[0]).not.toHaveProperty('enable_duplicate_check');
@@ -78,6 +79,7 @@ describe('processBatch', () => {
     expect(h.store.record('msg_unrecorded')?.status).toBe(STATUS.queued);
 
     h.store.failPutSent = false;
+    clock.advance(60_000); // a redelivery comes after its backoff, the member's next slot is free
     const redelivered = await processBatch(h.deps, [m.sqs(m.body(), 2)]);
 
     expect(redelivered.failures).toEqual([]);
@@ -116,6 +118,7 @@ describe('processBatch', () => {
 
     const first = await processBatch(h.deps, [m.sqs(m.body(1), 1)]);
     h.store.failTransitionsTo.clear();
+    clock.advance(60_000); // a redelivery comes after its backoff, the member's next slot is free
     const redelivered = await processBatch(h.deps, [m.sqs(m.body(1), 2)]);
 
     expect(first.failures).toHaveLength(1);
@@ -136,6 +139,7 @@ describe('processBatch', () => {
     });
 
     await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    clock.advance(60_000); // a redelivery comes after its backoff, the member's next slot is free
     await processBatch(h.deps, [m.sqs(m.body(), 2)]);
 
     expect(h.wecom.sends).toHaveLength(2);
@@ -153,6 +157,7 @@ describe('processBatch', () => {
     });
 
     await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    clock.advance(60_000); // a redelivery comes after its backoff, the member's next slot is free
     await processBatch(h.deps, [m.sqs(m.body(), 2)]);
 
     expect(h.wecom.sends[1]).toMatchObject({ enable_duplicate_check: 1 });
@@ -190,18 +195,37 @@ describe('processBatch', () => {
     });
   });
 
-  it('charges a party, a tag and @all against per-member limits as one pseudo-member each', async () => {
+  it('fails a broadcast it can neither resolve nor size, naming it, without calling WeCom', async () => {
     const clock = fakeClock(START);
     const h = senderHarness(clock.now);
-    const m = queued('msg_8', START, textRequest({ touser: ['@all'], toparty: ['2'], totag: ['7'] }));
+    const m = queued('msg_8', START, textRequest({ touser: [], toparty: ['2'], totag: ['7'] }));
     await h.store.create(m.record);
 
     await processBatch(h.deps, [m.sqs(m.body(), 1)]);
 
-    const hour = Math.floor(START / 3_600_000);
-    for (const pseudo of ['~all', '~party:2', '~tag:7']) {
-      expect(h.quotaStore.memberUsage('ops', pseudo, hour).hour).toBe(1);
-    }
+    expect(h.wecom.sends).toHaveLength(0);
+    expect(h.store.records.get('msg_8')).toMatchObject({
+      status: STATUS.failed,
+      error: { code: 'broadcast_unsized', message: expect.stringContaining('party:2, tag:7') },
+    });
+  });
+
+  it('charges broadcasts of configured size to the day and once to the shared broadcast allowance', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const app = h.deps.config.apps.ops;
+    if (!app) throw new Error('no app');
+    app.broadcast = { partySizes: { '2': 40 }, defaultSize: 15, memberShare: 0.25 };
+    const m = queued('msg_8', START, textRequest({ touser: ['lisi'], toparty: ['2'], totag: ['7'] }));
+    await h.store.create(m.record);
+
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+
+    expect(h.wecom.sends).toHaveLength(1);
+    const day = h.quotaStore.pool({ app: 'ops', kind: 'app' }, 'd', 'n');
+    expect(day.cum).toBeGreaterThanOrEqual(1 + 40 + 15);
+    expect(h.quotaStore.pool({ app: 'ops', kind: 'broadcast' }, 'b', 'n').cum).toBe(1);
+    expect(h.quotaStore.pool({ app: 'ops', kind: 'member', member: 'lisi' }, 'm', 'n').cum).toBe(1);
   });
 
   it('(legacy bodies) keeps the duplicate check on after a definite error that follows an unknown outcome', async () => {
@@ -219,7 +243,9 @@ describe('processBatch', () => {
     );
 
     await processBatch(h.deps, [m.sqs(m.body(), 1)]); // may have reached WeCom
+    clock.advance(60_000); // a redelivery comes after its backoff, the member's next slot is free
     await processBatch(h.deps, [m.sqs(m.body(), 2)]); // certainly did not
+    clock.advance(60_000); // a redelivery comes after its backoff, the member's next slot is free
     await processBatch(h.deps, [m.sqs(m.body(), 3)]);
 
     expect(h.wecom.sends[2]).toMatchObject({ enable_duplicate_check: 1 });

@@ -1,153 +1,190 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoQuotaStore, keys } from '#lib/store/index.js';
+import { QUOTA_DEFAULTS } from '#lib/config/index.js';
+import {
+  bestSlot,
+  bestSlots,
+  blindSlot,
+  callsSpec,
+  emptyPool,
+  memberSpec,
+  type PoolState,
+  personTimesSpec,
+  type SlotPlan,
+  WECOM_WINDOWS,
+} from '#lib/quota/index.js';
+import { type CounterStates, DynamoQuotaStore, keys, type QuotaKey } from '#lib/store/index.js';
 import { startUnitTable, type UnitTable, uniqueId } from '#test/helpers/unit-dynamo.js';
+
+const NOW = Date.parse('2026-12-01T08:00:00Z');
+const EXPIRES = NOW + 7_200_000;
+const quota = { ...QUOTA_DEFAULTS };
+const member = memberSpec(quota, WECOM_WINDOWS);
+const fresh = (): Record<'n' | 'h', PoolState> => ({ n: emptyPool(), h: emptyPool() });
+const on = (counter: string, plan: SlotPlan | undefined) => ({ ...(plan as SlotPlan), counter });
 
 describe('DynamoQuotaStore (dynalite)', () => {
   let table: UnitTable;
   let store: DynamoQuotaStore;
-  const nowMs = Date.parse('2026-12-01T08:00:00Z');
-  const expiresAtMs = nowMs + 120_000;
-  const limits = { perMinute: 3, perHour: 5 };
 
   beforeAll(async () => {
     table = await startUnitTable();
-    store = new DynamoQuotaStore(table.db, table.tableName, () => nowMs);
+    store = new DynamoQuotaStore(table.db, table.tableName);
   });
   afterAll(async () => {
     await table.stop();
   });
 
-  const used = async (app: string, scope: string, window: number) =>
-    (await table.db.send(new GetCommand({ TableName: table.tableName, Key: keys.quota(app, scope, window) })))
-      .Item?.used;
+  const memberKey = (): QuotaKey => ({ app: uniqueId('app'), kind: 'member', member: 'zhangsan' });
 
-  it('grants exactly 50 of 200 concurrent reservations of 1 against a limit of 50', async () => {
-    const app = uniqueId('app');
+  it('grants one of 20 concurrent reservations planned for an idle key, and tells the others the item', async () => {
+    const key = memberKey();
+    const plan = on('m', bestSlot(fresh(), member, 'normal', 1, NOW));
 
-    const results = await Promise.all(
-      Array.from({ length: 200 }, () => store.reserve(app, 'app-minute', 7, 1, 50, expiresAtMs)),
-    );
+    const answers = await Promise.all(Array.from({ length: 20 }, () => store.reserve(key, [plan], EXPIRES)));
 
-    expect(results.filter(Boolean)).toHaveLength(50);
-    expect(await used(app, 'app-minute', 7)).toBe(50);
+    expect(answers.filter((a) => a.ok)).toHaveLength(1);
+    // Everyone leaves with the item as it is: the next free slot one pace (60 s ÷ 19) later.
+    for (const a of answers)
+      expect(a.state.m?.n).toMatchObject({ cum: 1, tat: NOW + (plan.pace?.spanMs ?? 0) });
   });
 
-  it('grants a block only if all of it fits under the limit', async () => {
-    const app = uniqueId('app');
+  it('grants every concurrent append on a busy key, each its own slot a pace apart', async () => {
+    const key = memberKey();
+    const { state } = await store.reserve(key, [on('m', bestSlot(fresh(), member, 'high', 1, NOW))], EXPIRES);
+    const busy = on('m', bestSlot(state.m as Record<'n' | 'h', PoolState>, member, 'normal', 1, NOW));
 
-    const first = await store.reserve(app, 'app-day', 1, 40, 50, expiresAtMs);
-    const tooBig = await store.reserve(app, 'app-day', 1, 11, 50, expiresAtMs);
-    const exact = await store.reserve(app, 'app-day', 1, 10, 50, expiresAtMs);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => store.reserve(key, [busy], EXPIRES)));
 
-    expect([first, tooBig, exact]).toEqual([true, false, true]);
-    expect(await used(app, 'app-day', 1)).toBe(50);
+    expect(busy.pace?.mode).toBe('append');
+    expect(answers.every((a) => a.ok)).toBe(true);
+    const pace = member.pools.n.paceMs as number;
+    const tats = answers.map((a) => a.state.m?.n.tat).sort((a, b) => (a as number) - (b as number));
+    expect(tats).toEqual([2, 3, 4, 5, 6].map((k) => NOW + k * pace));
   });
 
-  it('refuses an amount above the limit without a request', async () => {
-    const app = uniqueId('app');
+  it('stores what lib/quota plans: count, slot, bucket, snapshot, ceiling; and removes stale snapshots', async () => {
+    const key = memberKey();
+    const first = on('m', bestSlot(fresh(), member, 'normal', 1, NOW));
+    const { state } = await store.reserve(key, [first], EXPIRES);
+    const later = NOW + 2 * WECOM_WINDOWS.hourMs;
+    const second = on('m', bestSlot(state.m as Record<'n' | 'h', PoolState>, member, 'normal', 1, later));
 
-    expect(await store.reserve(app, 'app-minute', 1, 51, 50, expiresAtMs)).toBe(false);
-    expect(await used(app, 'app-minute', 1)).toBeUndefined();
-  });
+    const after = await store.reserve(key, [second], EXPIRES);
 
-  it('keeps separate windows apart', async () => {
-    const app = uniqueId('app');
-    await store.reserve(app, 'app-minute', 1, 50, 50, expiresAtMs);
-
-    expect(await store.reserve(app, 'app-minute', 2, 1, 50, expiresAtMs)).toBe(true);
-  });
-
-  it('gives a released amount back to the window', async () => {
-    const app = uniqueId('app');
-    await store.reserve(app, 'app-minute', 1, 50, 50, expiresAtMs);
-
-    await store.release(app, 'app-minute', 1, 20);
-
-    expect(await used(app, 'app-minute', 1)).toBe(30);
-    expect(await store.reserve(app, 'app-minute', 1, 20, 50, expiresAtMs)).toBe(true);
-  });
-
-  it('does not create a counter when releasing into a window that was never reserved', async () => {
-    const app = uniqueId('app');
-
-    await store.release(app, 'app-minute', 1, 5);
-
-    expect(await used(app, 'app-minute', 1)).toBeUndefined();
-  });
-
-  it('enforces the per-member minute limit and reports "minute"', async () => {
-    const app = uniqueId('app');
-
-    const verdicts = [];
-    for (let i = 0; i < 4; i++)
-      verdicts.push(await store.reserveMember(app, 'alice', 10, 0, limits, expiresAtMs));
-
-    expect(verdicts).toEqual(['ok', 'ok', 'ok', 'minute']);
-  });
-
-  it('enforces the per-member hour limit across minutes in one item and reports "hour"', async () => {
-    const app = uniqueId('app');
-
-    const verdicts = [];
-    for (const minute of [0, 0, 0, 1, 1, 2]) {
-      verdicts.push(await store.reserveMember(app, 'bob', 10, minute, limits, expiresAtMs));
-    }
-
-    expect(verdicts).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'hour']);
-    const item = (
-      await table.db.send(
-        new GetCommand({ TableName: table.tableName, Key: keys.memberQuota(app, 'bob', 10) }),
-      )
-    ).Item;
-    expect(item).toMatchObject({ hour: 5, m0: 3, m1: 2 });
-  });
-
-  it('keeps members apart', async () => {
-    const app = uniqueId('app');
-    for (let i = 0; i < 3; i++) await store.reserveMember(app, 'carol', 10, 0, limits, expiresAtMs);
-
-    expect(await store.reserveMember(app, 'dave', 10, 0, limits, expiresAtMs)).toBe('ok');
-  });
-
-  it('never grants a member more than the minute limit under concurrency', async () => {
-    const app = uniqueId('app');
-
-    const verdicts = await Promise.all(
-      Array.from({ length: 20 }, () =>
-        store.reserveMember(app, 'erin', 10, 5, { perMinute: 3, perHour: 100 }, expiresAtMs),
+    expect(second.dropBuckets).toEqual([]); // the only snapshot is the one a look-back still needs
+    expect(after.ok).toBe(true);
+    expect(after.state.m?.n).toMatchObject({
+      cum: 2,
+      last: second.bucket,
+      tat: second.slotMs + (second.pace?.spanMs ?? 0),
+      ceil: second.ceil,
+    });
+    expect([...(after.state.m?.n.snaps.entries() ?? [])]).toEqual([
+      [first.bucket, 1],
+      [second.bucket, 2],
+    ]);
+    const third = on(
+      'm',
+      bestSlot(
+        after.state.m as Record<'n' | 'h', PoolState>,
+        member,
+        'normal',
+        1,
+        later + 3 * WECOM_WINDOWS.hourMs,
       ),
     );
-
-    expect(verdicts.filter((v) => v === 'ok')).toHaveLength(3);
+    expect(third.dropBuckets).toEqual([first.bucket]);
+    const item = (await store.reserve(key, [third], EXPIRES)).state;
+    expect([...(item.m?.n.snaps.keys() ?? [])]).toEqual([second.bucket, third.bucket]);
   });
 
-  it('gives a member reservation back', async () => {
-    const app = uniqueId('app');
-    for (let i = 0; i < 3; i++) await store.reserveMember(app, 'frank', 10, 0, limits, expiresAtMs);
+  it('grants a blind reservation on a new key and on an idle one, and refuses one while the slot is taken', async () => {
+    const key = memberKey();
 
-    await store.releaseMember(app, 'frank', 10, 0);
+    const first = await store.reserve(key, [on('m', blindSlot(member, NOW))], EXPIRES);
+    const tooSoon = await store.reserve(key, [on('m', blindSlot(member, NOW + 1_000))], EXPIRES);
+    const idle = await store.reserve(key, [on('m', blindSlot(member, NOW + 60_000))], EXPIRES);
 
-    expect(await store.reserveMember(app, 'frank', 10, 0, limits, expiresAtMs)).toBe('ok');
+    expect([first.ok, tooSoon.ok, idle.ok]).toEqual([true, false, true]);
+    expect(idle.state.m?.n).toMatchObject({
+      cum: 2,
+      ceil: member.pools.n.limit,
+      ceilLimit: member.pools.n.limit,
+    });
   });
 
-  it('reports the counter after each successful reservation, for the utilisation metric', async () => {
-    const app = uniqueId('app');
-    const seen: [string, number, number][] = [];
-    const listening = new DynamoQuotaStore(
-      table.db,
-      table.tableName,
-      () => nowMs,
-      (_a, scope, u, limit) => seen.push([scope, u, limit]),
+  it('refuses a blind reservation once the ceiling is reached, and one made with another limit', async () => {
+    const key = memberKey();
+    const small = memberSpec(
+      { ...quota, perMemberPerHour: 3, normalShare: 1, safetyMargin: 0 },
+      WECOM_WINDOWS,
     );
+    let state: CounterStates = {};
+    for (let i = 0; i < 3; i++) {
+      const pools = (state.m ?? fresh()) as Record<'n' | 'h', PoolState>;
+      ({ state } = await store.reserve(
+        key,
+        [on('m', bestSlot(pools, small, 'normal', 1, NOW + i * 60_000))],
+        EXPIRES,
+      ));
+    }
 
-    await listening.reserve(app, 'app-minute', 9, 5, 40, expiresAtMs);
-    await listening.reserve(app, 'app-minute', 9, 5, 40, expiresAtMs);
-    await listening.reserve(app, 'app-minute', 9, 35, 40, expiresAtMs); // refused: nothing reported
+    const full = await store.reserve(key, [on('m', blindSlot(small, NOW + 300_000))], EXPIRES);
+    const otherLimit = await store.reserve(key, [on('m', blindSlot(member, NOW + 300_000))], EXPIRES);
 
-    expect(seen).toEqual([
-      ['app-minute', 5, 40],
-      ['app-minute', 10, 40],
-    ]);
+    expect(state.m?.n.cum).toBe(3);
+    expect(full.ok).toBe(false);
+    expect(otherLimit.ok).toBe(false);
+  });
+
+  it('applies the reservations of one item all together or not at all', async () => {
+    const key: QuotaKey = { app: uniqueId('app'), kind: 'app' };
+    const day = personTimesSpec({ ...quota, perDay: 10 }, WECOM_WINDOWS);
+    const calls = callsSpec(quota, WECOM_WINDOWS);
+    const { state: before } = await store.reserve(
+      key,
+      [on('d', bestSlot(fresh(), day, 'normal', 1, NOW))],
+      EXPIRES,
+    );
+    const stale = (bestSlots(fresh(), day, 'high', 8, NOW) ?? []).map((p) => ({ ...p, counter: 'd' }));
+
+    const refused = await store.reserve(
+      key,
+      [on('c', bestSlot(fresh(), calls, 'high', 5, NOW)), ...stale],
+      EXPIRES,
+    );
+    // Planned as if the day were unused: its condition fails, so the calls are not counted either.
+    expect(refused.ok).toBe(false);
+    expect(refused.state).toEqual(before);
+    expect(refused.state.c).toBeUndefined();
+    const day2 = (bestSlots(before.d as Record<'n' | 'h', PoolState>, day, 'high', 7, NOW) ?? []).map(
+      (p) => ({
+        ...p,
+        counter: 'd',
+      }),
+    );
+    const both = await store.reserve(
+      key,
+      [on('c', bestSlot(fresh(), calls, 'high', 5, NOW)), ...day2],
+      EXPIRES,
+    );
+    expect(both.ok).toBe(true);
+    expect(both.state.c?.n.cum).toBe(5);
+    // 8 allowed a day: normal's share (6) first, high's own (2) for the rest.
+    expect([both.state.d?.n.cum, both.state.d?.h.cum]).toEqual([6, 2]);
+  });
+
+  it('keeps one item per case-folded member with a TTL', async () => {
+    const key = memberKey();
+    await store.reserve(key, [on('m', blindSlot(member, NOW))], EXPIRES);
+
+    const item = (
+      await table.db.send(
+        new GetCommand({ TableName: table.tableName, Key: keys.quota(key.app, 'member#zhangsan') }),
+      )
+    ).Item;
+
+    expect(item).toMatchObject({ mnc: 1, expiresAt: Math.floor(EXPIRES / 1000) });
   });
 });

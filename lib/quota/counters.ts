@@ -1,0 +1,87 @@
+import type { QuotaConfig } from '#lib/config/index.js';
+import type { CounterSpec, PoolLimits } from './slots.js';
+import { effectiveLimit, type QuotaWindows } from './windows.js';
+
+/**
+ * The counters the gateway keeps per app, and their limits. Each long window is a sliding log of this many buckets;
+ * one bucket more covers a send that reaches WeCom after its slot's bucket ended (a slot may be used up to a
+ * bucket late: 60 s for the hour, 24 min for the day). The sustained rate is 60/62 of the allowed count.
+ */
+const BUCKETS = 60;
+const PAD = 1;
+
+/** Which counter a letter names in a quota item (attribute prefixes; lib/store keeps them). */
+export const COUNTER = {
+  /** Per member: the minute paced, the hour as a sliding log. */
+  member: 'm',
+  /** The app's shared broadcast allowance (broadcasts of configured size), counted like a member. */
+  broadcast: 'b',
+  /** The app's message/send calls: the minute paced, the hour as a sliding log. */
+  calls: 'c',
+  /** The app's person-times in a rolling day. */
+  personTimes: 'd',
+} as const;
+
+/** Pools of one limit: `n` is what `normal` may use, `h` the rest, which only `high` may use. */
+function pools(longLimit: number, minuteLimit: number | undefined, minuteMs: number, quota: QuotaConfig) {
+  // Rounded up to 1/1024 ms: sums of such binary fractions are exact in a double (epoch ms < 2^43), so n slots a
+  // pace apart never fit in a minute by a rounding error.
+  const pace = (n: number) => (n > 0 ? Math.ceil((minuteMs * 1024) / n) / 1024 : Number.POSITIVE_INFINITY);
+  const normalLong = effectiveLimit(longLimit, quota, 'normal');
+  const n: PoolLimits = { limit: normalLong };
+  const h: PoolLimits = { limit: effectiveLimit(longLimit, quota, 'high') - normalLong };
+  if (minuteLimit !== undefined) {
+    const normalMinute = effectiveLimit(minuteLimit, quota, 'normal');
+    n.paceMs = pace(normalMinute);
+    h.paceMs = pace(effectiveLimit(minuteLimit, quota, 'high') - normalMinute);
+  }
+  return { n, h };
+}
+
+/**
+ * WeCom's per-member limits, split when the app sends broadcasts of configured size: those cannot be charged to the
+ * members they reach (their membership is unknown), so a share of every member's allowance is kept for them and
+ * charged once per broadcast (the `broadcast` counter). Direct messages get the rest.
+ */
+export function memberLimits(quota: QuotaConfig, broadcastShare: number) {
+  const keep = (limit: number) => (broadcastShare > 0 ? Math.max(1, Math.floor(limit * broadcastShare)) : 0);
+  const broadcast = { perMinute: keep(quota.perMemberPerMinute), perHour: keep(quota.perMemberPerHour) };
+  return {
+    direct: {
+      perMinute: Math.max(1, quota.perMemberPerMinute - broadcast.perMinute),
+      perHour: Math.max(1, quota.perMemberPerHour - broadcast.perHour),
+    },
+    broadcast,
+  };
+}
+
+const hourly = (w: QuotaWindows) => ({ lengthMs: w.hourMs, buckets: BUCKETS, pad: PAD });
+
+/** A member's counter (or, with `broadcast`, the app's shared broadcast allowance). */
+export function memberSpec(
+  quota: QuotaConfig,
+  w: QuotaWindows,
+  broadcastShare = 0,
+  of: 'direct' | 'broadcast' = 'direct',
+): CounterSpec {
+  const limits = memberLimits(quota, broadcastShare)[of];
+  return {
+    name: of === 'direct' ? COUNTER.member : COUNTER.broadcast,
+    window: hourly(w),
+    pools: pools(limits.perHour, limits.perMinute, w.minuteMs, quota),
+  };
+}
+
+/** The app's message/send calls (WeCom: per corp per API 10,000 a minute, 150,000 an hour). */
+export const callsSpec = (quota: QuotaConfig, w: QuotaWindows): CounterSpec => ({
+  name: COUNTER.calls,
+  window: hourly(w),
+  pools: pools(quota.perHour, quota.perMinute, w.minuteMs, quota),
+});
+
+/** The app's person-times (WeCom: seats × 200 a day; a send to 1,000 people is 1,000). */
+export const personTimesSpec = (quota: QuotaConfig, w: QuotaWindows): CounterSpec => ({
+  name: COUNTER.personTimes,
+  window: { lengthMs: w.dayMs, buckets: BUCKETS, pad: PAD },
+  pools: pools(quota.perDay, undefined, w.minuteMs, quota),
+});
