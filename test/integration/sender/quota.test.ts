@@ -20,6 +20,18 @@ const runtime = {
 };
 const strict = { latencyMs: 5, windows, readings: 'strict' as const };
 
+/**
+ * The order tests post one message after another (about 0.2 s each here), so they run on 8-second minutes: the
+ * burst is then about 40 a minute, over WeCom's 30, and a gateway that counted fixed windows (24 sent on either
+ * side of a boundary) or ZhangSan apart from zhangsan would lose some to the simulator's rolling count.
+ */
+const slowWindows = { minuteMs: 8_000, hourMs: 480_000, dayMs: 86_400_000 };
+const inLineOpts = {
+  simulator: { ...strict, windows: slowWindows },
+  runtime: { ...runtime, windows: { ...slowWindows, dayOffsetMs: 0 } },
+};
+const high = { priority: 'high' };
+
 const contents = (inbox: ReceivedMessage[]) => inbox.map((m) => (m.payload as { content: string }).content);
 
 /** Most messages any rolling window of `length` held, by the simulator's arrival times. */
@@ -74,10 +86,10 @@ describe('quota under the strict readings (rolling windows, case-folded ids)', (
   it('delivers a burst of 60 messages to one member without a silent drop, in the order accepted', {
     timeout: 90_000,
   }, async () => {
-    gw = await startTestGateway({ simulator: strict, runtime });
+    gw = await startTestGateway(inLineOpts);
     const sim = simOf(gw);
     await warmUp(gw, sim);
-    for (let i = 0; i < 60; i++) await postInLine(gw, text(`burst ${i}`, 'oncall'));
+    for (let i = 0; i < 60; i++) await postInLine(gw, text(`burst ${i}`, 'oncall', high));
 
     await delivered(sim, 'oncall', 60);
 
@@ -86,23 +98,49 @@ describe('quota under the strict readings (rolling windows, case-folded ids)', (
     expect(sim.stats().byErrcode['45009'] ?? 0).toBe(0);
     // What WeCom counted: never more than its 30 in any rolling minute.
     const times = sim.inbox('oncall').map((m) => m.receivedAt);
-    expect(maxInRollingWindow(times, windows.minuteMs)).toBeLessThanOrEqual(30);
-    expect(await queueDepth(gw.stack, 'normal-dlq')).toBe(0);
+    expect(maxInRollingWindow(times, slowWindows.minuteMs)).toBeLessThanOrEqual(30);
+    expect(await queueDepth(gw.stack, 'high-dlq')).toBe(0);
   });
 
   it('counts ZhangSan and zhangsan as one member: 40 alternating, no drop, in order', {
     timeout: 90_000,
   }, async () => {
-    gw = await startTestGateway({ simulator: strict, runtime });
+    gw = await startTestGateway(inLineOpts);
     const sim = simOf(gw);
     await warmUp(gw, sim);
     for (let i = 0; i < 40; i++)
-      await postInLine(gw, text(`case ${i}`, i % 2 === 0 ? 'ZhangSan' : 'zhangsan'));
+      await postInLine(gw, text(`case ${i}`, i % 2 === 0 ? 'ZhangSan' : 'zhangsan', high));
 
     await delivered(sim, 'zhangsan', 40);
 
     expect(sim.drops()).toEqual([]);
     expect(contents(sim.inbox('zhangsan'))).toEqual(Array.from({ length: 40 }, (_, i) => `case ${i}`));
+  });
+
+  it('loses nothing of 100 messages posted at once to two members, one spelled CaseUser and caseuser', {
+    timeout: 90_000,
+  }, async () => {
+    // The issue's probe: fixed windows let 19 through on either side of a minute boundary, and CaseUser/caseuser
+    // got two allowances; the simulator, counting every rolling minute per folded id, dropped 18 of 100.
+    gw = await startTestGateway({ simulator: strict, runtime });
+    const sim = simOf(gw);
+    await warmUp(gw, sim);
+    const spelled = (i: number) => (i % 2 === 0 ? 'alice' : i % 4 === 1 ? 'CaseUser' : 'caseuser');
+    const res = await gw.post('/v1/messages/batch', {
+      messages: Array.from({ length: 100 }, (_, i) => text(`pair ${i}`, spelled(i))),
+    });
+    expect(res.status).toBe(207);
+
+    await waitFor(
+      () => sim.inbox('alice').length + sim.inbox('caseuser').length + sim.drops().length >= 100,
+      60_000,
+      () => `alice ${sim.inbox('alice').length}, caseuser ${sim.inbox('caseuser').length}`,
+    );
+
+    expect(sim.drops()).toEqual([]);
+    expect(sim.inbox('alice')).toHaveLength(50);
+    expect(sim.inbox('caseuser')).toHaveLength(50);
+    expect(sim.stats().byErrcode['45009'] ?? 0).toBe(0);
   });
 
   it('counts a party broadcast for each member it reaches, next to direct messages to one of them', {
