@@ -233,10 +233,12 @@ describe('quota under the strict readings (rolling windows, case-folded ids)', (
     await delivered(sim, 'oncall', 91);
     const oncall = sim.inbox('oncall');
     const at = (content: string) => oncall.find((m) => contents([m])[0] === content)?.receivedAt as number;
-    // The team had it long before oncall was through its pages; oncall got it in its turn, after the pages that
-    // were in line before it.
+    // The team had it before oncall was through its pages (a gateway that held the whole message for oncall's slot
+    // would deliver it to everyone after the last page); oncall got it in its turn, after the pages that were in
+    // line before it. (Not compared with an earlier page: on a loaded machine, reserving 101 members' slots can
+    // take longer than a few of oncall's 210 ms slots.)
     const teamGotIt = Math.max(...team.map((m) => sim.inbox(m)[0]?.receivedAt ?? Number.POSITIVE_INFINITY));
-    expect(teamGotIt).toBeLessThan(at('page 60'));
+    expect(teamGotIt).toBeLessThan(at('page 89'));
     expect(at('all hands')).toBeGreaterThan(at('page 80'));
     expect(sim.drops()).toEqual([]);
     expect(record.parts.map((p: { touser: string[] }) => p.touser.length)).toEqual([100, 1]);
