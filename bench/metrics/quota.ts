@@ -21,6 +21,7 @@ import type { GatewayConfig } from '#lib/config/index.js';
 import { QUOTA_DEFAULTS } from '#lib/config/index.js';
 import { effectiveLimit } from '#lib/sender/index.js';
 import { queueDepth } from '#local/harness/sender.js';
+import { maxInRollingWindow } from '#local/harness/windows.js';
 import { type BenchGateway, startBenchGateway } from '../lib/gateway.js';
 import type { BenchContext, Metric, Row } from '../lib/harness.js';
 import { fmt, mapLimit, msToWindowEnd, round, sleep, waitUntil } from '../lib/harness.js';
@@ -36,16 +37,6 @@ const runtime = {
   retry: { baseSeconds: 1, capSeconds: 1 },
 };
 
-/** Most messages any rolling window of `length` held (a window starting at a message is the fullest). */
-function maxInRollingWindow(times: number[], length: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  for (let i = 0, end = 0; i < sorted.length; i++) {
-    while (end < sorted.length && (sorted[end] as number) < (sorted[i] as number) + length) end++;
-    best = Math.max(best, end - i);
-  }
-  return best;
-}
 /** Backlog = this many windows' worth of the allowed quota. */
 const BACKLOG_WINDOWS = 5.5;
 const TARGET = 0.95;

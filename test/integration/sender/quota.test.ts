@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { queueDepth } from '#local/harness/sender.js';
+import { maxInRollingWindow } from '#local/harness/windows.js';
 import type { ReceivedMessage, WecomSimulator } from '#local/wecom-sim/index.js';
 import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
 
@@ -33,17 +34,6 @@ const inLineOpts = {
 const high = { priority: 'high' };
 
 const contents = (inbox: ReceivedMessage[]) => inbox.map((m) => (m.payload as { content: string }).content);
-
-/** Most messages any rolling window of `length` held, by the simulator's arrival times. */
-function maxInRollingWindow(times: number[], length: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  for (let i = 0, end = 0; i < sorted.length; i++) {
-    while (end < sorted.length && (sorted[end] as number) < (sorted[i] as number) + length) end++;
-    best = Math.max(best, end - i);
-  }
-  return best;
-}
 
 /**
  * Posts a message and waits until the sender has given it its slot (sent, or deferred holding it). Slots go in the

@@ -19,21 +19,10 @@ import {
   type SlotPlan,
   WECOM_WINDOWS,
 } from '#lib/quota/index.js';
+import { maxInRollingWindow } from '#local/harness/windows.js';
 
 const T0 = Date.parse('2026-12-01T07:59:31.250Z');
 const W = WECOM_WINDOWS;
-
-/** Most units in any half-open window [t, t + length) (a window starting at a unit is the worst one). */
-function maxInWindow(times: number[], length: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let best = 0;
-  let end = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    while (end < sorted.length && (sorted[end] as number) < (sorted[i] as number) + length) end++;
-    best = Math.max(best, end - i);
-  }
-  return best;
-}
 
 interface Unit {
   at: number;
@@ -105,13 +94,13 @@ describe('send slots (lib/quota)', () => {
         const allMinute = effectiveLimit(quota.perMemberPerMinute, quota, 'high');
         const normalMinute = effectiveLimit(quota.perMemberPerMinute, quota, 'normal');
         expect(
-          maxInWindow(
+          maxInRollingWindow(
             times(() => true),
             W.minuteMs,
           ),
         ).toBeLessThanOrEqual(allMinute);
         expect(
-          maxInWindow(
+          maxInRollingWindow(
             times((u) => u.priority === 'normal'),
             W.minuteMs,
           ),
@@ -119,13 +108,13 @@ describe('send slots (lib/quota)', () => {
         const allHour = effectiveLimit(quota.perMemberPerHour, quota, 'high');
         const normalHour = effectiveLimit(quota.perMemberPerHour, quota, 'normal');
         expect(
-          maxInWindow(
+          maxInRollingWindow(
             times(() => true),
             W.hourMs,
           ),
         ).toBeLessThanOrEqual(allHour);
         expect(
-          maxInWindow(
+          maxInRollingWindow(
             times((u) => u.priority === 'normal'),
             W.hourMs,
           ),
@@ -154,8 +143,8 @@ describe('send slots (lib/quota)', () => {
           const minuteTimes = units.map((u, i) => late(u, i, slack * minPace));
           const hourTimes = units.map((u, i) => late(u, i, bucketMsOf(spec)));
 
-          expect(maxInWindow(minuteTimes, W.minuteMs)).toBeLessThanOrEqual(quota.perMemberPerMinute);
-          expect(maxInWindow(hourTimes, W.hourMs)).toBeLessThanOrEqual(
+          expect(maxInRollingWindow(minuteTimes, W.minuteMs)).toBeLessThanOrEqual(quota.perMemberPerMinute);
+          expect(maxInRollingWindow(hourTimes, W.hourMs)).toBeLessThanOrEqual(
             effectiveLimit(quota.perMemberPerHour, quota, 'high'),
           );
         },
@@ -237,11 +226,11 @@ describe('send slots (lib/quota)', () => {
               break;
             }
           }
-          expect(maxInWindow(sends, W.minuteMs)).toBeLessThanOrEqual(quota.perMemberPerMinute);
-          expect(maxInWindow(units, W.minuteMs)).toBeLessThanOrEqual(
+          expect(maxInRollingWindow(sends, W.minuteMs)).toBeLessThanOrEqual(quota.perMemberPerMinute);
+          expect(maxInRollingWindow(units, W.minuteMs)).toBeLessThanOrEqual(
             effectiveLimit(quota.perMemberPerMinute, quota, 'high'),
           );
-          expect(maxInWindow(units, W.hourMs)).toBeLessThanOrEqual(
+          expect(maxInRollingWindow(units, W.hourMs)).toBeLessThanOrEqual(
             effectiveLimit(quota.perMemberPerHour, quota, 'high'),
           );
         },
