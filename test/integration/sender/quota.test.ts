@@ -235,7 +235,7 @@ describe('quota under the strict readings (rolling windows, case-folded ids)', (
     expect(record.events.map((e: { type: string }) => e.type)).toContain('part_sent');
   });
 
-  it('keeps app calls within (1 − margin) × perMinute in every rolling window and lets high pass a normal backlog', {
+  it('keeps app calls within (1 − margin) × perMinute in every rolling window, lets high pass a normal backlog, and shows the windows in GET /v1/apps', {
     timeout: 90_000,
   }, async () => {
     // perMinute 20 → the gateway allows 16 calls per window; normal may use 80% of that (12), high all 16. The
@@ -272,5 +272,27 @@ describe('quota under the strict readings (rolling windows, case-folded ids)', (
       ),
     ).toBeLessThanOrEqual(20);
     expect(sim.stats().byErrcode['45009'] ?? 0).toBe(0);
+
+    // GET /v1/apps/{app} reads the senders' rolling windows from the quota item they wrote.
+    const view = (await gw.get('/v1/apps/ops')).body;
+    const now = Date.now();
+    expect(
+      view.quota.map((q: { window: string; limit: number; allowed: number }) => [
+        q.window,
+        q.limit,
+        q.allowed,
+      ]),
+    ).toEqual([
+      ['app-minute', 20, 16],
+      ['app-hour', 150_000, 120_000],
+      ['app-day', 100_000, 80_000],
+    ]);
+    const [minute, hour, day] = view.quota;
+    expect(minute.used).toBeLessThanOrEqual(16);
+    expect(hour.used).toBeGreaterThanOrEqual(64);
+    expect(day.used).toBeGreaterThanOrEqual(64);
+    // The 4-second minute rolls: what it counts leaves it within a window of the last call's slot.
+    expect(Date.parse(minute.resets_at)).toBeLessThanOrEqual(now + windows.minuteMs + 1_000);
+    expect(Date.parse(hour.resets_at)).toBeGreaterThan(now);
   });
 });
