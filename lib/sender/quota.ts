@@ -1,14 +1,10 @@
 import type { QuotaConfig } from '#lib/config/index.js';
 import type { Priority } from '#lib/messages/index.js';
 import {
-  bestSlots,
-  blindSlot,
   bucketMsOf,
   type CounterSpec,
   callsSpec,
   effectiveLimit,
-  emptyPool,
-  grantedSlot,
   memberLimits,
   memberSpec,
   personTimesSpec,
@@ -16,9 +12,10 @@ import {
   usedInMinute,
   WECOM_WINDOWS,
 } from '#lib/quota/index.js';
-import type { CounterReservation, CounterStates, QuotaKey, QuotaStore } from '#lib/store/index.js';
+import type { QuotaKey, QuotaStore } from '#lib/store/index.js';
 import { KeyedQueue } from '#lib/util/index.js';
 import { AppBlocks } from './quota-blocks.js';
+import { type Later, QuotaItems, type Reserved, type Want } from './quota-items.js';
 
 export type QuotaScope =
   | 'member-minute'
@@ -84,31 +81,8 @@ export interface QuotaGuardOptions {
   onUsage?: (app: string, scope: QuotaScope, used: number, limit: number) => void;
 }
 
-/** Not written: the earliest slot is later than the caller may wait (or the key stayed contended). */
-interface Later {
-  laterMs: number;
-  counter: string;
-  boundBy: 'minute' | 'window';
-}
-
-interface Want {
-  spec: CounterSpec;
-  amount: number;
-}
-
-/** Where a reservation landed, and which window set its time. */
-interface Reserved {
-  slotMs: number;
-  boundBy: 'minute' | 'window';
-  plans: CounterReservation[];
-}
-
 /** Members reserved at once for one message: a message to 1,000 users must not open 1,000 requests. */
 const PARALLEL = 25;
-/** Keys this container remembers (one quota item each, a few hundred bytes). */
-const CACHE_KEYS = 10_000;
-/** A contended key is planned again at most this often before the message waits a little and tries again. */
-const MAX_ATTEMPTS = 6;
 
 /**
  * Reserves send slots for messages (lib/quota slots.ts): per member (its minute paced, its hour a sliding log), the
@@ -125,14 +99,13 @@ export class QuotaGuard {
   /** A slot this close is waited for in-process; deferred copies holding slots arrive about this early. */
   readonly inlineWaitMs: number;
   private readonly maxLatenessMs: number;
-  /** What this container last saw of each key: plans start from it, and the store's answer replaces it. */
-  private readonly cache = new Map<string, CounterStates>();
-  /** One reservation at a time per key in this container, in arrival order (no self-inflicted conflicts). */
+  private readonly items: QuotaItems;
+  /** One block reservation at a time per app and lane in this container: the batch's records queue for it. */
   private readonly turns = new KeyedQueue<string>();
   private readonly blocks: AppBlocks;
 
   constructor(
-    private readonly store: QuotaStore,
+    readonly store: QuotaStore,
     private readonly opts: QuotaGuardOptions = {},
   ) {
     this.windows = opts.windows ?? WECOM_WINDOWS;
@@ -142,6 +115,7 @@ export class QuotaGuard {
     this.inlineWaitMs = Math.max(1_000, opts.inlineWaitMs ?? 3_000);
     this.maxLatenessMs = opts.maxLatenessMs ?? 5_000;
     this.blocks = new AppBlocks(this.now);
+    this.items = new QuotaItems(store, this.now);
   }
 
   /**
@@ -298,7 +272,7 @@ export class QuotaGuard {
     const want = broadcast
       ? { spec: specs.broadcast, amount: d.broadcasts }
       : { spec: specs.member, amount: 1 };
-    return this.reserveItem(key, [want], d.priority, notBeforeMs, Number.POSITIVE_INFINITY, toleranceMs);
+    return this.items.reserve(key, [want], d.priority, notBeforeMs, Number.POSITIVE_INFINITY, toleranceMs);
   }
 
   /**
@@ -364,11 +338,11 @@ export class QuotaGuard {
       }
       const key: QuotaKey = { app: d.app, kind: 'app' };
       const latest = notBeforeMs + lateness;
-      let r = await this.reserveItem(key, wants, d.priority, notBeforeMs, latest, lateness / 2);
+      let r = await this.items.reserve(key, wants, d.priority, notBeforeMs, latest, lateness / 2);
       // A block too big for what is left: the exact amount may still fit.
       if (r === 'never' || 'laterMs' in r) {
         const exact = wants.map((w) => ({ ...w, amount: w.spec === specs.calls ? 1 : personTimes }));
-        r = await this.reserveItem(key, exact, d.priority, notBeforeMs, latest, lateness / 2);
+        r = await this.items.reserve(key, exact, d.priority, notBeforeMs, latest, lateness / 2);
       }
       if (r === 'never') return { never: personTimes > 1 ? 'app-day' : 'app-minute' };
       if ('laterMs' in r) {
@@ -389,7 +363,7 @@ export class QuotaGuard {
 
   /** The app's paced minute as the metric sees it: slots handed out over the last minute and ahead. */
   private reportUsage(d: QuotaDemand, specs: ReturnType<QuotaGuard['specsFor']>): void {
-    const calls = this.cache.get(`${d.app}#app`)?.[specs.calls.name];
+    const calls = this.items.cached({ app: d.app, kind: 'app' })?.[specs.calls.name];
     if (!this.opts.onUsage || !calls) return;
     const limit = effectiveLimit(d.quota.perMinute, d.quota, 'high');
     const used = (['n', 'h'] as const).reduce(
@@ -398,96 +372,4 @@ export class QuotaGuard {
     );
     this.opts.onUsage(d.app, 'app-minute', Math.min(used, limit), limit);
   }
-
-  /**
-   * Plans the wanted units on one item from what this container knows of it and writes them with one conditional
-   * UpdateItem. A key never seen here is tried blind (one unit at the wanted time, conditioned on the item's stored
-   * ceiling); a refusal brings the item back, and the plan is made again from it. `latestMs`: when the earliest
-   * slot would be later, nothing is written and that slot is returned as `laterMs`.
-   */
-  private reserveItem(
-    key: QuotaKey,
-    wants: readonly Want[],
-    priority: Priority,
-    notBeforeMs: number,
-    latestMs: number,
-    toleranceMs: number,
-  ): Promise<Reserved | 'never' | Later> {
-    const name = key.kind === 'member' ? `${key.app}#member#${key.member}` : `${key.app}#${key.kind}`;
-    return this.turns.run(name, async () => {
-      for (let attempt = 0; ; attempt++) {
-        const now = this.now();
-        let state = this.cache.get(name);
-        const single = wants.length === 1 && wants[0]?.amount === 1 ? (wants[0] as Want) : undefined;
-        const blind =
-          state === undefined && single ? blindSlot(single.spec, Math.max(now, notBeforeMs)) : undefined;
-        let plans: CounterReservation[] | undefined;
-        if (blind && single) plans = [{ ...blind, counter: single.spec.name }];
-        else {
-          state ??= await this.store.read(key);
-          this.remember(name, state);
-          plans = planItem(state, wants, priority, Math.max(now, notBeforeMs), now, toleranceMs);
-          if (!plans) return 'never';
-        }
-        const slotMs = Math.max(...plans.map((p) => p.slotMs));
-        const { counter, boundBy } = bindingOf(plans, state, Math.max(now, notBeforeMs));
-        if (slotMs > latestMs) return { laterMs: slotMs, counter, boundBy };
-        const longest = Math.max(...wants.map((w) => w.spec.window.lengthMs));
-        const res = await this.store.reserve(key, plans, slotMs + 2 * longest);
-        this.remember(name, res.state);
-        if (res.ok) {
-          // A busy paced pool gives the next free slot, wherever concurrent writers left it.
-          const granted = plans.map((p) => {
-            const after = res.state[p.counter]?.[p.pool];
-            return after ? { ...p, slotMs: grantedSlot(after, p) } : p;
-          });
-          return { slotMs: Math.max(...granted.map((p) => p.slotMs)), boundBy, plans: granted };
-        }
-        if (attempt >= MAX_ATTEMPTS) {
-          // Contended beyond reason: try again a little later, without holding anything.
-          return { laterMs: now + 1_000, counter, boundBy };
-        }
-      }
-    });
-  }
-
-  private remember(name: string, state: CounterStates): void {
-    this.cache.delete(name);
-    this.cache.set(name, state);
-    if (this.cache.size > CACHE_KEYS) this.cache.delete(this.cache.keys().next().value as string);
-  }
-}
-
-/** Plans every wanted counter of one item for one common slot (each may push the others later). */
-function planItem(
-  state: CounterStates,
-  wants: readonly Want[],
-  priority: Priority,
-  notBeforeMs: number,
-  nowMs: number,
-  toleranceMs: number,
-): CounterReservation[] | undefined {
-  let atMs = notBeforeMs;
-  for (let round = 0; ; round++) {
-    const plans: CounterReservation[] = [];
-    for (const w of wants) {
-      const pools = state[w.spec.name] ?? { n: emptyPool(), h: emptyPool() };
-      const found = bestSlots(pools, w.spec, priority, w.amount, atMs, nowMs, toleranceMs);
-      if (!found) return undefined;
-      plans.push(...found.map((p) => ({ ...p, counter: w.spec.name })));
-    }
-    const latest = Math.max(...plans.map((p) => p.slotMs));
-    if (latest <= atMs || round >= 8) return plans;
-    atMs = latest;
-  }
-}
-
-/** Which counter set the slot, and whether its pace or its long window did (for the deferral's reason). */
-function bindingOf(plans: readonly CounterReservation[], state: CounterStates | undefined, wantedMs: number) {
-  const latest = Math.max(...plans.map((p) => p.slotMs));
-  const binding = plans.filter((p) => p.slotMs === latest);
-  const paced = binding.find((p) => state?.[p.counter]?.[p.pool].tat === latest);
-  if (paced || latest <= wantedMs)
-    return { counter: (paced ?? binding[0])?.counter ?? '', boundBy: 'minute' as const };
-  return { counter: binding[0]?.counter ?? '', boundBy: 'window' as const };
 }
