@@ -1,6 +1,6 @@
 import type { Priority } from '#lib/messages/index.js';
 import { bestSlots, blindSlot, type CounterSpec, emptyPool, grantedSlot } from '#lib/quota/index.js';
-import type { CounterReservation, CounterStates, QuotaKey, QuotaStore } from '#lib/store/index.js';
+import type { CounterReservation, CounterStates, PacedSlot, QuotaKey, QuotaStore } from '#lib/store/index.js';
 import { KeyedQueue } from '#lib/util/index.js';
 
 /** Not written: the earliest slot is later than the caller may wait (or the key stayed contended). */
@@ -42,6 +42,18 @@ export class QuotaItems {
     private readonly store: QuotaStore,
     private readonly now: () => number,
   ) {}
+
+  /** Gives a paced slot back (store `giveBack`): true when it went back. */
+  giveBack(key: QuotaKey, slot: PacedSlot): Promise<boolean> {
+    const name = nameOf(key);
+    return this.turns.run(name, async () => {
+      const state = await this.store.giveBack(key, slot);
+      // Not given back: someone reserved after it; what this container knew is stale either way.
+      if (state) this.remember(name, state);
+      else this.cache.delete(name);
+      return state !== undefined;
+    });
+  }
 
   /** What this container last saw of a key. */
   cached(key: QuotaKey): CounterStates | undefined {
@@ -106,6 +118,12 @@ export class QuotaItems {
     if (this.cache.size > CACHE_KEYS) this.cache.delete(this.cache.keys().next().value as string);
   }
 }
+
+/** The paced slots of a reservation, as `giveBack` returns them. */
+export const pacedSlotsOf = (r: Reserved | undefined): PacedSlot[] =>
+  (r?.plans ?? []).flatMap((p) =>
+    p.pace ? [{ counter: p.counter, pool: p.pool, fromTat: p.slotMs + p.pace.spanMs, toTat: p.slotMs }] : [],
+  );
 
 const nameOf = (key: QuotaKey): string =>
   key.kind === 'member' ? `${key.app}#member#${key.member}` : `${key.app}#${key.kind}`;

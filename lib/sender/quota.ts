@@ -12,10 +12,10 @@ import {
   usedInMinute,
   WECOM_WINDOWS,
 } from '#lib/quota/index.js';
-import type { QuotaKey, QuotaStore } from '#lib/store/index.js';
+import type { PacedSlot, QuotaKey, QuotaStore } from '#lib/store/index.js';
 import { KeyedQueue } from '#lib/util/index.js';
 import { AppBlocks } from './quota-blocks.js';
-import { type Later, QuotaItems, type Reserved, type Want } from './quota-items.js';
+import { type Later, pacedSlotsOf, QuotaItems, type Reserved, type Want } from './quota-items.js';
 
 export type QuotaScope =
   | 'member-minute'
@@ -100,6 +100,8 @@ export class QuotaGuard {
   readonly inlineWaitMs: number;
   private readonly maxLatenessMs: number;
   private readonly items: QuotaItems;
+  /** The minute slots each granted decision took from its members' lines, for `giveBack`. */
+  private readonly givenOut = new WeakMap<QuotaDecision, { key: QuotaKey; slot: PacedSlot }[]>();
   /** One block reservation at a time per app and lane in this container: the batch's records queue for it. */
   private readonly turns = new KeyedQueue<string>();
   private readonly blocks: AppBlocks;
@@ -171,7 +173,7 @@ export class QuotaGuard {
       rest = ids.filter((id) => (slots.get(id) as number) > horizon);
       if (due.length === 0) return this.waitFor(rest, slots, first.reserved);
     } else {
-      const aligned = await this.align(d, specs, ids, slots, lateness);
+      const aligned = await this.align(d, specs, ids, slots, first.reserved, lateness);
       if (!aligned.ok) return aligned;
       if (aligned.atMs > horizon) return this.waitFor(ids, slots, first.reserved);
       due = ids;
@@ -189,7 +191,7 @@ export class QuotaGuard {
       // later ones stay held.
       return { ok: false, scope: app.full, retryAtMs: app.retryAtMs, ...(rest.length ? { held } : {}) };
     }
-    return {
+    const decision: QuotaDecision = {
       ok: true,
       sendAtMs: app.slotMs,
       members: due.filter((id) => id !== BROADCAST_SLOT),
@@ -197,6 +199,25 @@ export class QuotaGuard {
         ? { rest: { members: rest, held, wakeAtMs: Math.min(...rest.map((id) => held[id] as number)) } }
         : {}),
     };
+    this.givenOut.set(
+      decision,
+      due.flatMap((id) => pacedSlotsOf(first.reserved.get(id)).map((slot) => ({ key: keyOf(d, id), slot }))),
+    );
+    return decision;
+  }
+
+  /**
+   * The send this decision allowed did not happen (WeCom answered an error, or the request never left): its
+   * members' minute slots go back to them, where nobody has reserved after them meanwhile. A member retried after
+   * WeCom's -1 then goes again at once instead of a pace later. Hours and days stay charged (conservative). At most
+   * once per decision; never throws.
+   */
+  async giveBack(decision: QuotaDecision): Promise<void> {
+    const given = this.givenOut.get(decision);
+    this.givenOut.delete(decision);
+    await Promise.all(
+      (given ?? []).map(({ key, slot }) => this.items.giveBack(key, slot).catch(() => false)),
+    );
   }
 
   /** The counters of this app, with its limits (the broadcast split applies to every member). */
@@ -266,9 +287,7 @@ export class QuotaGuard {
     toleranceMs: number,
   ): Promise<Reserved | 'never' | Later> {
     const broadcast = id === BROADCAST_SLOT;
-    const key: QuotaKey = broadcast
-      ? { app: d.app, kind: 'broadcast' }
-      : { app: d.app, kind: 'member', member: id };
+    const key = keyOf(d, id);
     const want = broadcast
       ? { spec: specs.broadcast, amount: d.broadcasts }
       : { spec: specs.member, amount: 1 };
@@ -284,6 +303,7 @@ export class QuotaGuard {
     specs: ReturnType<QuotaGuard['specsFor']>,
     ids: readonly string[],
     slots: Map<string, number>,
+    reserved: Map<string, Reserved>,
     lateness: number,
   ): Promise<{ ok: true; atMs: number } | Extract<QuotaDecision, { ok: false }>> {
     for (let round = 0; round < 3; round++) {
@@ -292,7 +312,10 @@ export class QuotaGuard {
       if (early.length === 0) return { ok: true, atMs };
       const again = await this.reserveMembers(d, specs, early, atMs, 0);
       if ('ok' in again) return again;
-      for (const [id, r] of again.reserved) slots.set(id, r.slotMs);
+      for (const [id, r] of again.reserved) {
+        slots.set(id, r.slotMs);
+        reserved.set(id, r);
+      }
     }
     return { ok: false, scope: 'member-minute', retryAtMs: Math.max(...slots.values()) };
   }
@@ -373,3 +396,7 @@ export class QuotaGuard {
     this.opts.onUsage(d.app, 'app-minute', Math.min(used, limit), limit);
   }
 }
+
+/** The item a member's (or the broadcast allowance's) slots are kept in. */
+const keyOf = (d: QuotaDemand, id: string): QuotaKey =>
+  id === BROADCAST_SLOT ? { app: d.app, kind: 'broadcast' } : { app: d.app, kind: 'member', member: id };

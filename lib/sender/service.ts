@@ -232,6 +232,9 @@ async function send(
         sendError = err;
         if (decision.rest && mayHaveReached(err))
           throw new SplitAttempt(err, request.recipients.touser, decision);
+        // WeCom answered an error, or the request never left: nobody got it, so the members keep their slots (a
+        // resend after a token refresh, or a retry, need not wait a pace).
+        if (!mayHaveReached(err)) await deps.quota.giveBack(decision);
         throw err;
       }
     });

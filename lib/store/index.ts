@@ -30,9 +30,11 @@ export {
   type CounterReservation,
   type CounterStates,
   DynamoQuotaStore,
+  type PacedSlot,
   parseCounters,
   type QuotaKey,
   type QuotaStore,
+  TAT_TOLERANCE_MS,
 } from './quota-store.js';
 export { DynamoTokenStore } from './token-store.js';
 export { DynamoWebhookLog, type WebhookAttempt, type WebhookLog } from './webhook-store.js';

@@ -22,6 +22,24 @@ export interface QuotaStore {
     reservations: readonly CounterReservation[],
     expiresAtMs: number,
   ): Promise<{ ok: boolean; state: CounterStates }>;
+  /**
+   * Gives a paced slot back: the pool's next free slot moves from `fromTat` back to `toTat`, only if nobody reserved
+   * after it meanwhile (else nothing changes). The item as it now is, or undefined when nothing changed.
+   */
+  giveBack(key: QuotaKey, slot: PacedSlot): Promise<CounterStates | undefined>;
+}
+
+/** How far a stored next-free-slot may differ from the caller's copy and still be the same one (see `giveBack`). */
+export const TAT_TOLERANCE_MS = 0.001;
+
+/** A slot on a paced pool, as `giveBack` returns it. */
+export interface PacedSlot {
+  counter: string;
+  pool: Pool;
+  /** The pool's next free slot right after the slot was granted. */
+  fromTat: number;
+  /** Where the next free slot goes back to: the slot itself. */
+  toTat: number;
 }
 
 /**
@@ -142,6 +160,30 @@ export class DynamoQuotaStore implements QuotaStore {
     if (out) return { ok: true, state: parseCounters(out.Attributes) };
     // Refused (full, or someone reserved meanwhile). dynalite has no ReturnValuesOnConditionCheckFailure, so read.
     return { ok: false, state: await this.read(key) };
+  }
+
+  async giveBack(key: QuotaKey, slot: PacedSlot): Promise<CounterStates | undefined> {
+    // The long window's count stays: a hour or day charged for a send that did not happen is only conservative.
+    const out = await conditionalWrite(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: itemKey(key),
+          UpdateExpression: 'SET #t = :to',
+          // Not `=`: DynamoDB stored the exact sum of slot and pace (fractions of a millisecond), while the SDK sends
+          // a number as its shortest round-trip decimal, which may differ in the 17th digit. Slots are a pace apart.
+          ConditionExpression: '#t BETWEEN :lo AND :hi',
+          ExpressionAttributeNames: { '#t': attr(slot, 't') },
+          ExpressionAttributeValues: {
+            ':to': slot.toTat,
+            ':lo': slot.fromTat - TAT_TOLERANCE_MS,
+            ':hi': slot.fromTat + TAT_TOLERANCE_MS,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return out ? parseCounters(out.Attributes) : undefined;
   }
 }
 

@@ -1,5 +1,12 @@
 import { applySlot, emptyPool, type Pool, type PoolState, planFits } from '#lib/quota/index.js';
-import type { CounterReservation, CounterStates, QuotaKey, QuotaStore } from '#lib/store/index.js';
+import {
+  type CounterReservation,
+  type CounterStates,
+  type PacedSlot,
+  type QuotaKey,
+  type QuotaStore,
+  TAT_TOLERANCE_MS,
+} from '#lib/store/index.js';
 
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -21,12 +28,12 @@ const clone = (s: CounterStates): CounterStates =>
  */
 export class InMemoryQuotaStore implements QuotaStore {
   readonly items = new Map<string, CounterStates>();
-  readonly calls = { read: 0, reserve: 0, refused: 0 };
+  readonly calls = { read: 0, reserve: 0, refused: 0, giveBack: 0 };
   /** Every granted reservation, in the order the store applied them. */
   readonly granted: { key: string; reservation: CounterReservation }[] = [];
 
   total(): number {
-    return this.calls.read + this.calls.reserve;
+    return this.calls.read + this.calls.reserve + this.calls.giveBack;
   }
 
   pool(key: QuotaKey, counter: string, pool: Pool): PoolState {
@@ -60,5 +67,14 @@ export class InMemoryQuotaStore implements QuotaStore {
     }
     this.items.set(name, item);
     return { ok: true, state: clone(item) };
+  }
+
+  async giveBack(key: QuotaKey, slot: PacedSlot): Promise<CounterStates | undefined> {
+    this.calls.giveBack++;
+    await roundTrip();
+    const state = this.items.get(quotaKeyName(key))?.[slot.counter]?.[slot.pool];
+    if (state?.tat === undefined || Math.abs(state.tat - slot.fromTat) > TAT_TOLERANCE_MS) return undefined;
+    state.tat = slot.toTat;
+    return clone(this.items.get(quotaKeyName(key)) ?? {});
   }
 }

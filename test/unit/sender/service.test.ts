@@ -175,6 +175,36 @@ describe('processBatch', () => {
     expect(h.wecom.sends).toHaveLength(1);
   });
 
+  it('gives the member its slot back when WeCom answers an error, so the retry need not wait a pace', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const busy = queued('msg_busy', START);
+    const lost = queued('msg_lost', START, textRequest({ touser: ['lisi'] }));
+    await h.store.create(busy.record);
+    await h.store.create(lost.record);
+    h.wecom.script.push(
+      async () => {
+        throw new WecomApiError(-1, 'system busy', 'message/send');
+      },
+      async () => {
+        throw new WecomTransportError('timeout', 'unknown', 'UND_ERR_HEADERS_TIMEOUT');
+      },
+    );
+    await processBatch(h.deps, [busy.sqs(busy.body(), 1)]);
+    await processBatch(h.deps, [lost.sqs(lost.body(), 1)]);
+
+    clock.advance(1_000); // the retries come back before a pace (3.2 s on the normal lane) has passed
+    await processBatch(h.deps, [busy.sqs(busy.body(), 2), lost.sqs(lost.body(), 2)]);
+
+    // -1: nobody got it, the slot went back and the retry took it again (a second late: within what the margin
+    // absorbs). Lost answer: lisi may have got it, so its slot stays taken and the retry had the one a pace later.
+    const pace = 60_000 / 19;
+    const next = (member: string) => h.quotaStore.pool({ app: 'ops', kind: 'member', member }, 'm', 'n').tat;
+    expect(next('zhangsan')).toBeCloseTo(START + pace, 0);
+    expect(next('lisi')).toBeCloseTo(START + 2 * pace, 0);
+    expect(h.store.record('msg_busy')?.status).toBe(STATUS.sent);
+  });
+
   it('fails instead of deferring forever a message larger than the app’s daily person-times', async () => {
     const clock = fakeClock(START);
     const h = senderHarness(clock.now);

@@ -175,6 +175,25 @@ describe('DynamoQuotaStore (dynalite)', () => {
     expect([both.state.d?.n.cum, both.state.d?.h.cum]).toEqual([6, 2]);
   });
 
+  it('gives a paced slot back only while nobody reserved after it', async () => {
+    const key = memberKey();
+    const plan = on('m', bestSlot(fresh(), member, 'normal', 1, NOW));
+    const span = plan.pace?.spanMs ?? 0;
+    await store.reserve(key, [plan], EXPIRES);
+    const slot = { counter: 'm', pool: 'n' as const, fromTat: NOW + span, toTat: NOW };
+
+    expect((await store.giveBack(key, slot))?.m?.n).toMatchObject({ tat: NOW, cum: 1 });
+    // Given back once: the same slot again changes nothing.
+    expect(await store.giveBack(key, slot)).toBeUndefined();
+
+    const { state } = await store.reserve(key, [on('m', bestSlot(fresh(), member, 'normal', 1, NOW))], EXPIRES);
+    const later = on('m', bestSlot(state.m as Record<'n' | 'h', PoolState>, member, 'normal', 1, NOW));
+    await store.reserve(key, [later], EXPIRES);
+    // The first of two slots cannot go back: the second was handed out after it.
+    expect(await store.giveBack(key, slot)).toBeUndefined();
+    expect((await store.read(key)).m?.n.tat).toBe(NOW + 2 * span);
+  });
+
   it('keeps one item per case-folded member with a TTL', async () => {
     const key = memberKey();
     await store.reserve(key, [on('m', blindSlot(member, NOW))], EXPIRES);
