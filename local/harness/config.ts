@@ -26,6 +26,8 @@ export function testConfig(
     delivery?: Record<string, NonNullable<GatewayConfig['apps'][string]['delivery']>>;
     /** Overrides of every app's webhook block (e.g. a default `url`, an `events` filter). */
     webhook?: Partial<NonNullable<GatewayConfig['apps'][string]['webhook']>>;
+    /** Per app (by name): sizes of broadcasts it may not resolve through WeCom's contacts. */
+    broadcast?: Record<string, NonNullable<GatewayConfig['apps'][string]['broadcast']>>;
   } = {},
 ): GatewayConfig {
   const names = opts.apps ?? ['ops'];
@@ -46,6 +48,7 @@ export function testConfig(
             events: [...WEBHOOK_EVENT_TYPES],
             ...opts.webhook,
           },
+          ...(opts.broadcast?.[name] ? { broadcast: opts.broadcast[name] } : {}),
         },
       ]),
     ),

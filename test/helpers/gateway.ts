@@ -27,6 +27,8 @@ export async function startTestGateway(
     apps?: string[];
     /** Per app: delivery settings (budget, configuration-error hold, duplicate-check interval). */
     delivery?: Record<string, NonNullable<GatewayConfig['apps'][string]['delivery']>>;
+    /** Per app: sizes of broadcasts it may not resolve through WeCom's contacts. */
+    broadcast?: Record<string, NonNullable<GatewayConfig['apps'][string]['broadcast']>>;
     /** More keys next to the test's own (e.g. one made by `wecom-gateway keys create`). */
     extraApiKeys?: GatewayConfig['apiKeys'];
     /** Every app's webhook block, changed (a default url, an events filter). */
@@ -36,12 +38,13 @@ export async function startTestGateway(
   } = {},
 ): Promise<TestGateway> {
   const devKey = newDevKey();
-  const { quota, apps, delivery, extraApiKeys = [], webhook, configure, ...stackOpts } = opts;
+  const { quota, apps, delivery, broadcast, extraApiKeys = [], webhook, configure, ...stackOpts } = opts;
   const config = testConfig(devKey, {
     ...(quota ? { quota } : {}),
     ...(apps ? { apps } : {}),
     ...(delivery ? { delivery } : {}),
     ...(webhook ? { webhook } : {}),
+    ...(broadcast ? { broadcast } : {}),
   });
   config.apiKeys.push(...extraApiKeys);
   configure?.(config);

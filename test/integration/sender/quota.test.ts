@@ -177,6 +177,7 @@ describe('quota under the strict readings (rolling windows, case-folded ids)', (
     gw = await startTestGateway({
       simulator: strict,
       runtime,
+      broadcast: { ops: { partySizes: { '2': 2 }, memberShare: 0.25 } },
     });
     const sim = simOf(gw);
     // The app sees the whole corp (the root party) but may not read its contacts.
@@ -185,9 +186,6 @@ describe('quota under the strict readings (rolling windows, case-folded ids)', (
       partyMembers: { '2': ['zhangsan', 'lisi'] },
       apps: { [agentId]: { parties: ['1'], readContacts: false } },
     });
-    const app = gw.stack.config.apps.ops;
-    if (!app) throw new Error('no ops app');
-    app.broadcast = { partySizes: { '2': 2 }, memberShare: 0.25 };
     const ids: string[] = [];
     for (let i = 0; i < 40; i++) {
       const body =

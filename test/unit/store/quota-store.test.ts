@@ -186,7 +186,11 @@ describe('DynamoQuotaStore (dynalite)', () => {
     // Given back once: the same slot again changes nothing.
     expect(await store.giveBack(key, slot)).toBeUndefined();
 
-    const { state } = await store.reserve(key, [on('m', bestSlot(fresh(), member, 'normal', 1, NOW))], EXPIRES);
+    const { state } = await store.reserve(
+      key,
+      [on('m', bestSlot(fresh(), member, 'normal', 1, NOW))],
+      EXPIRES,
+    );
     const later = on('m', bestSlot(state.m as Record<'n' | 'h', PoolState>, member, 'normal', 1, NOW));
     await store.reserve(key, [later], EXPIRES);
     // The first of two slots cannot go back: the second was handed out after it.
