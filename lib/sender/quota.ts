@@ -2,7 +2,6 @@ import type { QuotaConfig } from '#lib/config/index.js';
 import type { Priority } from '#lib/messages/index.js';
 import {
   bucketMsOf,
-  type CounterSpec,
   callsSpec,
   effectiveLimit,
   memberLimits,
@@ -231,23 +230,25 @@ export class QuotaGuard {
   }
 
   /**
-   * How late a slot may be used and every window WeCom counts still stays within WeCom's limit: the margin between
-   * WeCom's minute limit and the allowed count, times the pace (slots.ts), and one bucket of the long windows.
+   * How late a slot may be used. A send that reaches WeCom up to (WeCom's minute limit − the allowed count) × the
+   * pace after its slot keeps WeCom's rolling minute within WeCom's limit (slots.ts), the pace being that of both
+   * pools together (minute ÷ the count `high` may use). Half of that is for using a slot late, half for the send's
+   * way to WeCom after it; and at most a bucket of the long windows.
    */
   private latenessFor(d: QuotaDemand, specs: ReturnType<QuotaGuard['specsFor']>): number {
     const q = d.quota;
     const split = memberLimits(q, d.broadcastShare);
     const allowed = (limit: number) => (limit > 0 ? effectiveLimit(limit, q, 'high') : 0);
-    const memberSlack =
-      q.perMemberPerMinute - allowed(split.direct.perMinute) - allowed(split.broadcast.perMinute);
-    const callsSlack = q.perMinute - allowed(q.perMinute);
-    const pace = (s: CounterSpec) => Math.min(s.pools.n.paceMs ?? Infinity, s.pools.h.paceMs ?? Infinity);
+    const memberAllowed = allowed(split.direct.perMinute) + allowed(split.broadcast.perMinute);
+    const callsAllowed = allowed(q.perMinute);
+    const absorbed = (limit: number, used: number) =>
+      used > 0 ? ((limit - used) * this.windows.minuteMs) / used / 2 : 0;
     return Math.max(
       0,
       Math.min(
         this.maxLatenessMs,
-        memberSlack * pace(specs.member),
-        callsSlack * pace(specs.calls),
+        absorbed(q.perMemberPerMinute, memberAllowed),
+        absorbed(q.perMinute, callsAllowed),
         bucketMsOf(specs.member),
       ),
     );
