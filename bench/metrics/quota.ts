@@ -4,8 +4,11 @@
  * case-insensitive). Also printed: the most any rolling window held, against WeCom's own limit.
  *
  * Both clocks are shrunk alike: the gateway (`runtime.windows`) and the simulator (`simulator.windows`) run on
- * 2-second "minutes", so a backlog WeCom would spread over minutes plays out in seconds (the logic is the same,
- * only scaled, as in test/integration/sender/quota.test.ts). For each case a backlog of ~5.5 windows' quota is
+ * 4-second "minutes", so a backlog WeCom would spread over minutes plays out in seconds (the logic is the same,
+ * only scaled, as in test/integration/sender/quota.test.ts). Not shorter: a send may reach WeCom up to
+ * (30 − 24) × the pace after its slot and still keep WeCom's rolling minute (lib/quota slots.ts), 1 s here; on
+ * 2-second minutes that is 0.5 s, which a busy 2-core machine's event-loop stalls exceed (a run lost 2 messages),
+ * while WeCom's real minute leaves 5 s. For each case a backlog of ~5.5 windows' quota is
  * submitted at once; per window, "delivered" is what reached the simulator's inboxes in that window (by
  * `receivedAt`, the simulator's own clock — the one WeCom enforces its limits with) and "allowed" is the gateway's
  * effective limit for the lane used: ⌊(1 − safetyMargin) × limit⌋ for `high`, × normalShare (0.8) for `normal`
@@ -27,7 +30,7 @@ import type { BenchContext, Metric, Row } from '../lib/harness.js';
 import { fmt, mapLimit, msToWindowEnd, round, sleep, waitUntil } from '../lib/harness.js';
 import { textMessage } from '../lib/http.js';
 
-const WINDOW_MS = 2_000;
+const WINDOW_MS = 4_000;
 const windows = { minuteMs: WINDOW_MS, hourMs: 60 * WINDOW_MS, dayMs: 86_400_000 };
 const runtime = {
   windows: { ...windows, dayOffsetMs: 0 },
