@@ -44,7 +44,8 @@ describe('WeCom simulator › duplicate check and recall', () => {
     expect(sim.inbox('alice')).toHaveLength(2);
   });
 
-  it('suppresses a checked resend of a message first sent without the check', async () => {
+  it('suppresses a checked resend of a message first sent without the check, under the lenient reading', async () => {
+    sim.setReadings({ duplicateCheck: 'lenient' });
     const first = await send(sim, token, textMessage());
     const resend = await send(sim, token, checked());
 
