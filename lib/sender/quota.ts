@@ -381,7 +381,10 @@ export class QuotaGuard {
       this.blocks.add(blockKey, r.plans, specs);
       this.reportUsage(d, specs);
       const now = this.blocks.take(blockKey, personTimes, notBeforeMs, lateness);
-      return { slotMs: now.ok ? now.slotMs : Math.max(notBeforeMs, r.slotMs) };
+      if (now.ok) return { slotMs: now.slotMs };
+      // Appends on a busy pace granted the block later than this send may wait: it waits (deferred) and the block
+      // stays for the sends after it. Never a send the block has not counted.
+      return { full: 'app-minute', retryAtMs: r.slotMs };
     });
   }
 

@@ -133,6 +133,39 @@ describe('QuotaGuard', () => {
     expect(store.total() - batch).toBeLessThanOrEqual(12);
   });
 
+  it('never allows a send its app block has not counted, when another container moved the pace meanwhile', async () => {
+    const store = new InMemoryQuotaStore();
+    // At the start of an hour bucket (4 s with these windows), so appends stay in it.
+    const clock = fakeClock(Date.parse('2026-12-01T08:00:08Z'));
+    const windows = { minuteMs: 4_000, hourMs: 240_000, dayMs: 86_400_000, dayOffsetMs: 0 };
+    const q = quota({ perMinute: 50 });
+    const [a, b] = [0, 1].map(() => new QuotaGuard(store, { windows, now: clock.now, sleep: clock.sleep }));
+    const send = (g: QuotaGuard | undefined, member: string) =>
+      (g as QuotaGuard).reserve(demand({ quota: q, priority: 'normal', members: [member] }));
+
+    const decisions = [await send(a, 'a1')];
+    // Container b books the app's calls 25 deep (a block for a full batch); a still thinks the pace is idle.
+    decisions.push(...(await Promise.all(Array.from({ length: 25 }, (_, i) => send(b, `b${i}`)))));
+    const a2 = await send(a, 'a2');
+    clock.advance(3_300); // when the call a's new block holds comes due
+    const a3 = await send(a, 'a3');
+    decisions.push(a2, a3, await send(a, 'a4'));
+
+    // a's block came back granted behind b's 25 calls: a2 waits for it instead of going unaccounted, and a3 uses it.
+    expect(a2).toMatchObject({ ok: false, scope: 'app-minute' });
+    expect((a2 as Refused).retryAtMs).toBeGreaterThan(clock.now() - 3_300 + 3_000);
+    expect(a3).toMatchObject({ ok: true });
+
+    const sent = decisions.filter((d) => d.ok).length;
+    const reserved = (counter: string) =>
+      (['n', 'h'] as const).reduce(
+        (n, pool) => n + store.pool({ app: 'ops', kind: 'app' }, counter, pool).cum,
+        0,
+      );
+    expect(reserved('c')).toBeGreaterThanOrEqual(sent);
+    expect(reserved('d')).toBeGreaterThanOrEqual(sent);
+  });
+
   it('fails for good only what no window can hold', async () => {
     const { guard: g } = guard();
 
