@@ -16,8 +16,8 @@ describe('WeCom simulator › readings', () => {
     sim = undefined;
   });
 
-  it('plays the lenient readings by default until the sender survives the strict ones', () => {
-    expect(DEFAULT_READINGS).toEqual(LENIENT_READINGS);
+  it('plays the strict readings by default', () => {
+    expect(DEFAULT_READINGS).toEqual(STRICT_READINGS);
     expect(READING_PRESETS).toEqual({ lenient: LENIENT_READINGS, strict: STRICT_READINGS });
   });
 
