@@ -247,7 +247,7 @@ const CROWDED_MINUTES = [0, 30];
 const CROWD_AVOIDING_WAIT_MS = 5 * 60_000;
 
 /**
- * Enqueues a deferred copy to wake at `wakeAtMs`. `exact`: the copy holds slots; it arrives within half a second of
+ * Enqueues a deferred copy to wake at `wakeAtMs`. `exact`: the copy holds slots; it arrives up to a second before
  * them (SQS delays are whole seconds). Else the wake is spread over
  * `deferJitterSeconds` and, for a long wait, kept out of the minutes WeCom says everyone crowds into. A wake beyond
  * SQS's longest delay (15 min) is reached in hops: the copy carries it in `notBeforeMs`. Returns the delay used.
@@ -265,10 +265,10 @@ export async function enqueueCopy(
     wake += (deps.random ?? Math.random)() * (deps.deferJitterSeconds ?? 10) * 1000;
     if (wake - now >= CROWD_AVOIDING_WAIT_MS) wake = awayFromCrowdedMinutes(wake, deps.random ?? Math.random);
   }
-  // Holding slots: SQS delays are whole seconds, so arrive within half a second of the slot: a little early, the
-  // guard waits the rest in-process (it does for any slot within its in-process wait, at least a second); a little
-  // late, the margin absorbs it. Arriving a whole second early would hold a sender container that long per copy.
-  const wanted = exact ? Math.round((wake - now) / 1000) : Math.ceil((wake - now) / 1000);
+  // Holding slots: SQS delays are whole seconds, so arrive up to a second before the slot, never after it by the
+  // rounding: the guard waits the rest in-process (it does for any slot within its in-process wait, at least a
+  // second). A slot used late spends the margin that also covers the send's way to WeCom (lib/sender quota.ts).
+  const wanted = exact ? Math.floor((wake - now) / 1000) : Math.ceil((wake - now) / 1000);
   const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(exact ? 0 : 1, wanted));
   if (wanted > MAX_DELAY_SECONDS) copy.notBeforeMs = wake;
   else delete copy.notBeforeMs;
