@@ -25,7 +25,7 @@ export interface RuntimeOptions {
   /** How old the config may get before an invocation re-reads it (default CONFIG_MAX_AGE_MS). */
   configMaxAgeMs?: number;
   windows?: QuotaWindows;
-  /** A quota slot this close is waited for in the sender; later ones through the queue (default 3 s). */
+  /** A quota slot this close is waited for in the sender; later ones through the queue (default 4 s). */
   slotWaitMs?: number;
   /** How late a quota slot may still be used (default 5 s, less when the safety margin absorbs less). */
   slotLatenessMs?: number;

@@ -19,6 +19,8 @@ export type Taken = { ok: true; slotMs: number } | { ok: false; needCalls: boole
 export class AppBlocks {
   private readonly blocks = new Map<string, Block>();
   private readonly queued = new Map<string, { calls: number; personTimes: number }>();
+  /** Per key: when each recent take happened and its person-times (for `recent`). */
+  private readonly taken = new Map<string, { atMs: number; personTimes: number }[]>();
 
   constructor(private readonly now: () => number) {}
 
@@ -62,7 +64,22 @@ export class AppBlocks {
     calls.nextMs += calls.paceMs;
     calls.left--;
     if (pt) pt.left -= personTimes;
+    const log = this.taken.get(key) ?? [];
+    log.push({ atMs: this.now(), personTimes });
+    this.taken.set(key, log);
     return { ok: true, slotMs };
+  }
+
+  /**
+   * What this container took for `key` over the last `windowMs`: a sender that gets one record per invocation
+   * (a trickle) still reserves a block that lasts it a while (its unused units lapse after `windowMs`).
+   */
+  recent(key: string, windowMs: number): { calls: number; personTimes: number } {
+    const from = this.now() - windowMs;
+    const log = (this.taken.get(key) ?? []).filter((t) => t.atMs >= from);
+    if (log.length) this.taken.set(key, log);
+    else this.taken.delete(key);
+    return { calls: log.length, personTimes: log.reduce((n, t) => n + t.personTimes, 0) };
   }
 
   /** A new reservation's units join the block (replacing those of the same kind, which it follows). */

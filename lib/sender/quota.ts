@@ -69,7 +69,10 @@ export interface QuotaGuardOptions {
   windows?: QuotaWindows;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
-  /** A slot this close is waited for in the function; a later one through the queue. Default 3 s. */
+  /**
+   * A slot this close is waited for in the function; a later one through the queue. Default 4 s: a member's next
+   * slot on either lane (60 s ÷ 24 or ÷ 19, at most 3.2 s), so two messages to one person in a row cost no deferral.
+   */
   inlineWaitMs?: number;
   /**
    * How late a slot may still be used. Also bounded per app by what the safety margin absorbs (lib/quota slots.ts):
@@ -113,7 +116,7 @@ export class QuotaGuard {
     this.now = opts.now ?? Date.now;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     // At least a second: a deferred copy arrives up to a second before its slot (SQS delays are whole seconds).
-    this.inlineWaitMs = Math.max(1_000, opts.inlineWaitMs ?? 3_000);
+    this.inlineWaitMs = Math.max(1_000, opts.inlineWaitMs ?? 4_000);
     this.maxLatenessMs = opts.maxLatenessMs ?? 5_000;
     this.blocks = new AppBlocks(this.now);
     this.items = new QuotaItems(store, this.now);
@@ -350,15 +353,18 @@ export class QuotaGuard {
       const taken = this.blocks.take(blockKey, personTimes, notBeforeMs, lateness);
       if (taken.ok) return { slotMs: taken.slotMs };
       const wants: Want[] = [];
-      const size = (limit: number, cap: number, own: number, queued: number) =>
-        Math.max(own, Math.min(queued, Math.max(1, Math.min(cap, Math.floor(limit / 100)))));
+      // As much as is queued here now, or was used here over the time a unit stays usable, whichever is more.
+      const recent = this.blocks.recent(blockKey, lateness);
+      const size = (limit: number, cap: number, own: number, wanted: number) =>
+        Math.max(own, Math.min(wanted, Math.max(1, Math.min(cap, Math.floor(limit / 100)))));
       if (taken.needCalls) {
         const limit = specs.calls.pools.n.limit + specs.calls.pools.h.limit;
-        wants.push({ spec: specs.calls, amount: size(limit, 25, 1, demand.calls) });
+        wants.push({ spec: specs.calls, amount: size(limit, 25, 1, Math.max(demand.calls, recent.calls)) });
       }
       if (taken.needPersonTimes > 0) {
         const limit = specs.personTimes.pools.n.limit + specs.personTimes.pools.h.limit;
-        wants.push({ spec: specs.personTimes, amount: size(limit, 100, personTimes, demand.personTimes) });
+        const wanted = Math.max(demand.personTimes, recent.personTimes);
+        wants.push({ spec: specs.personTimes, amount: size(limit, 100, personTimes, wanted) });
       }
       const key: QuotaKey = { app: d.app, kind: 'app' };
       const latest = notBeforeMs + lateness;

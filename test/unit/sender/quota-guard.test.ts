@@ -41,13 +41,15 @@ describe('QuotaGuard', () => {
       Array.from({ length: 6 }, () => g.reserve(demand({ priority: 'normal' }))),
     );
 
-    // Normal: 19 a minute → a slot every 3.16 s; 0 s and 3.16 s are due within the 3 s wait... only the first is.
-    const [first, ...later] = decisions;
+    // Normal: 19 a minute → a slot every 3.16 s; 0 s and 3.16 s are due within the 4 s wait, the others are held.
+    const [first, second, ...later] = decisions;
     expect(first).toMatchObject({ ok: true, sendAtMs: START, members: ['zhangsan'] });
+    expect(second).toMatchObject({ ok: true, members: ['zhangsan'] });
+    expect(((second as Ok).sendAtMs - START) / 1000).toBeCloseTo(60 / 19, 2);
     const slots = later.map((d) => (d as Refused).held?.zhangsan as number);
     expect(later.every((d) => !d.ok && d.scope === 'member-minute')).toBe(true);
     expect(slots).toEqual([...slots].sort((a, b) => a - b));
-    for (const [i, s] of slots.entries()) expect(s - START).toBeCloseTo(((i + 1) * 60_000) / 19, 0);
+    for (const [i, s] of slots.entries()) expect(s - START).toBeCloseTo(((i + 2) * 60_000) / 19, 0);
   });
 
   it('sends a fan-out to the members with a slot now and holds the slot of the one at its limit', async () => {
