@@ -8,13 +8,7 @@ export {
   type PauseCacheOptions,
   type PauseSchedule,
 } from './pause.js';
-export {
-  BROADCAST_SLOT,
-  type QuotaDecision,
-  type QuotaDemand,
-  QuotaGuard,
-  type QuotaGuardOptions,
-  type QuotaScope,
-} from './quota.js';
+export { QuotaGuard, type QuotaGuardOptions } from './quota.js';
+export { BROADCAST_SLOT, type QuotaDecision, type QuotaDemand, type QuotaScope } from './quota-types.js';
 export { processBatch } from './service.js';
 export type { IncomingRecord, SenderDeps } from './types.js';

@@ -7,7 +7,7 @@ import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type Deadline, deadlineOf } from './deadline.js';
 import { pauseForError } from './hold.js';
 import type { Gate } from './pause.js';
-import type { QuotaDecision } from './quota.js';
+import type { QuotaDecision } from './quota-types.js';
 import type { IncomingRecord, Outcome, SenderDeps } from './types.js';
 
 /** What the sender knows about the attempt that failed. */

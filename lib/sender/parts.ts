@@ -6,7 +6,7 @@ import { type SendResponse, WecomApiError, WecomError, WecomTransportError } fro
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type BroadcastSizing, broadcastTargets, NO_BROADCASTS, sizeBroadcasts } from './demand.js';
 import { defer, enqueueCopy, nowOf } from './outcomes.js';
-import type { QuotaDecision } from './quota.js';
+import type { QuotaDecision } from './quota-types.js';
 import type { IncomingRecord, Outcome, SenderDeps } from './types.js';
 
 /** The members left for a later part after this send, as the client spelled them, with their held slots. */

@@ -18,7 +18,7 @@ import { configHashOf, heldByPause } from './hold.js';
 import { defer, endAtDeadline, fail, handleSendError, nowOf, refused, scheduleRetry } from './outcomes.js';
 import { mayHaveReached, restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
 import type { Gate } from './pause.js';
-import type { QuotaDecision } from './quota.js';
+import type { QuotaDecision } from './quota-types.js';
 import type { IncomingRecord, Outcome, SenderDeps, Sent } from './types.js';
 
 /**
@@ -170,7 +170,9 @@ interface SendContext {
 
 /**
  * Sends one message (or the part of it whose members have a slot now): the recipients this copy still owes, what
- * its broadcasts cost, token, quota, `message/send`; then records it (or hands the failure to outcomes.ts).
+ * its broadcasts cost, token, quota, `message/send`; then records it (or hands the failure to outcomes.ts). Longer
+ * than our ~60 lines on purpose: the token, the quota decision and the send share one attempt's state (the error
+ * `message/send` threw, the decision whose slots go back, the split), which pieces would have to pass around.
  */
 async function send(
   deps: SenderDeps,
