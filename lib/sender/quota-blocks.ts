@@ -43,10 +43,16 @@ export class AppBlocks {
   }
 
   /**
-   * One call at or after `notBeforeMs` and `personTimes` from the block, or what is missing. Calls whose time passed
-   * by more than `latenessMs` lapse.
+   * One call at or after `notBeforeMs` (at most `aheadMs` after it) and `personTimes` from the block, or what is
+   * missing. Calls whose time passed by more than `latenessMs` lapse.
    */
-  take(key: string, personTimes: number, notBeforeMs: number, latenessMs: number): Taken {
+  take(
+    key: string,
+    personTimes: number,
+    notBeforeMs: number,
+    latenessMs: number,
+    aheadMs = latenessMs,
+  ): Taken {
     const b = this.blocks.get(key) ?? {};
     const calls = b.calls;
     if (calls && calls.nextMs < notBeforeMs - latenessMs) {
@@ -54,7 +60,7 @@ export class AppBlocks {
       calls.nextMs += skip * calls.paceMs;
       calls.left -= skip;
     }
-    const callOk = calls !== undefined && calls.left > 0 && calls.nextMs <= notBeforeMs + latenessMs;
+    const callOk = calls !== undefined && calls.left > 0 && calls.nextMs <= notBeforeMs + aheadMs;
     const pt = b.personTimes;
     const ptOk =
       personTimes === 0 ||

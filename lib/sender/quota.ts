@@ -135,7 +135,10 @@ export class QuotaGuard {
     await until(atMs);
     const direct = due.filter((id) => id !== BROADCAST_SLOT).length;
     const personTimes = direct + (d.splittable ? 0 : d.extraPersonTimes);
-    const app = await this.reserveApp(d, specs, personTimes, Math.max(atMs, this.now()), lateness);
+    let app = await this.reserveApp(d, specs, personTimes, Math.max(atMs, this.now()), lateness);
+    if ('full' in app && app.full === 'app-minute' && app.retryAtMs <= this.now() + this.inlineWaitMs) {
+      app = await this.followAppPace(d, specs, due, slots, first.reserved, personTimes, lateness);
+    }
     if ('never' in app) return { ok: false, scope: app.never, retryAtMs: Number.POSITIVE_INFINITY };
     const held = Object.fromEntries(rest.map((id) => [id, slots.get(id) as number]));
     if ('full' in app) {
@@ -288,6 +291,36 @@ export class QuotaGuard {
     return { ok: false, scope, retryAtMs: held[first] as number, held };
   }
 
+  /**
+   * The app's next call is further off than the members' slots may be used late: a busy app, whose calls go a pace
+   * apart (at perMinute 50, 10 calls span 15 s; a slot may be used at most 5 s late), so every record after the
+   * first few would be deferred. The record takes the app's next call within the inline wait first (its line is
+   * what many records contend for), then its members take slots at that call (their earlier ones lapse; a wasted
+   * slot never harms); the send waits for it in the function. The batch goes out at the app's pace, not by deferrals.
+   */
+  private async followAppPace(
+    d: QuotaDemand,
+    specs: ReturnType<QuotaGuard['specsFor']>,
+    due: readonly string[],
+    slots: Map<string, number>,
+    reserved: Map<string, Reserved>,
+    personTimes: number,
+    lateness: number,
+  ): Promise<Awaited<ReturnType<QuotaGuard['reserveApp']>>> {
+    const app = await this.reserveApp(d, specs, personTimes, this.now(), lateness, this.inlineWaitMs);
+    if (!('slotMs' in app)) return app;
+    const moved = await this.reserveMembers(d, specs, due, app.slotMs, 0);
+    if ('ok' in moved) return { full: moved.scope, retryAtMs: moved.retryAtMs };
+    for (const [id, r] of moved.reserved) {
+      slots.set(id, r.slotMs);
+      reserved.set(id, r);
+    }
+    // A member busy beyond the call: the call lapses, and the copy comes back for the members' slots.
+    const atMs = Math.max(...due.map((id) => slots.get(id) as number));
+    if (atMs > app.slotMs + lateness) return { full: 'member-minute', retryAtMs: atMs };
+    return app;
+  }
+
   /** One call and the person-times of this send, from the container's block or a new one. */
   private async reserveApp(
     d: QuotaDemand,
@@ -295,12 +328,13 @@ export class QuotaGuard {
     personTimes: number,
     notBeforeMs: number,
     lateness: number,
+    aheadMs = lateness,
   ): Promise<{ slotMs: number } | { never: QuotaScope } | { full: QuotaScope; retryAtMs: number }> {
     const blockKey = `${d.app}#${d.priority}`;
     const release = this.blocks.expect(blockKey, personTimes);
     return this.turns.run(`app#${blockKey}`, async () => {
       const demand = release();
-      const taken = this.blocks.take(blockKey, personTimes, notBeforeMs, lateness);
+      const taken = this.blocks.take(blockKey, personTimes, notBeforeMs, lateness, aheadMs);
       if (taken.ok) return { slotMs: taken.slotMs };
       const wants: Want[] = [];
       // As much as is queued here now, or was used here over the time a unit stays usable, whichever is more.
@@ -317,7 +351,7 @@ export class QuotaGuard {
         wants.push({ spec: specs.personTimes, amount: size(limit, 100, personTimes, wanted) });
       }
       const key: QuotaKey = { app: d.app, kind: 'app' };
-      const latest = notBeforeMs + lateness;
+      const latest = notBeforeMs + aheadMs;
       let r = await this.items.reserve(key, wants, d.priority, notBeforeMs, latest, lateness / 2);
       // A block too big for what is left: the exact amount may still fit.
       if (r === 'never' || 'laterMs' in r) {
@@ -336,7 +370,7 @@ export class QuotaGuard {
       }
       this.blocks.add(blockKey, r.plans, specs);
       this.reportUsage(d, specs);
-      const now = this.blocks.take(blockKey, personTimes, notBeforeMs, lateness);
+      const now = this.blocks.take(blockKey, personTimes, notBeforeMs, lateness, aheadMs);
       if (now.ok) return { slotMs: now.slotMs };
       // Appends on a busy pace granted the block later than this send may wait: it waits (deferred) and the block
       // stays for the sends after it. Never a send the block has not counted.
