@@ -306,6 +306,8 @@ function updateFor(c: StatusChange) {
   if (c.part) {
     names['#parts'] = 'parts';
     values[':part'] = [c.part];
+    // Set here too: a counted event (a fan-out deferred past the listed generations) does not set it above.
+    values[':empty'] = [];
     sets.push('#parts = list_append(if_not_exists(#parts, :empty), :part)');
   }
   if (c.mayHaveReachedWecom) {

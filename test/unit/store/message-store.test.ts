@@ -70,6 +70,12 @@ describe('DynamoMessageStore (dynalite)', () => {
     ['defer (counted)', changes.defer(at, 30, undefined, 'quota app-minute; retry in 40s')],
     ['fail', changes.fail(at, { code: 'wecom_rejected', message: 'invalid user', wecom_errcode: 81013 })],
     ['recall', changes.recall(at)],
+    ['sendPart', changes.sendPart(at, { msgid: 'MSGID2' }, { touser: ['alice'], waiting: 3, generation: 2 })],
+    [
+      'sendPart (counted: a fan-out deferred past the listed generations)',
+      changes.sendPart(at, { msgid: 'MSGID3' }, { touser: ['bob'], waiting: 1, generation: 25 }),
+    ],
+    ['send (the last part)', changes.send(at, { msgid: 'MSGID4' }, { touser: ['carol'] })],
   ];
 
   it.each(namedChanges)('applies %s exactly as the in-memory reference does', async (_, change) => {
