@@ -310,6 +310,27 @@ function updateFor(c: StatusChange) {
     values[':empty'] = [];
     sets.push('#parts = list_append(if_not_exists(#parts, :empty), :part)');
   }
+  attemptMarkers(c, { names, values, sets, removes });
+  const update = [
+    `SET ${sets.join(', ')}`,
+    adds.length ? `ADD ${adds.join(', ')}` : '',
+    removes.length ? `REMOVE ${removes.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return { update, names, values, fromKeys };
+}
+
+/** The markers of an attempt's outcome at WeCom (whether it may have reached WeCom, since when) and the error to clear. */
+function attemptMarkers(
+  c: StatusChange,
+  {
+    names,
+    values,
+    sets,
+    removes,
+  }: { names: Record<string, string>; values: Record<string, unknown>; sets: string[]; removes: string[] },
+): void {
   if (c.mayHaveReachedWecom) {
     names['#mhr'] = 'mayHaveReachedWecom';
     values[':mhr'] = true;
@@ -334,14 +355,6 @@ function updateFor(c: StatusChange) {
       sets.push('#lr = :false', '#nra = :nra');
     }
   }
-  const update = [
-    `SET ${sets.join(', ')}`,
-    adds.length ? `ADD ${adds.join(', ')}` : '',
-    removes.length ? `REMOVE ${removes.join(', ')}` : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
-  return { update, names, values, fromKeys };
 }
 
 /**
