@@ -15,6 +15,12 @@ export type QuotaScope =
 /** Key of the app's shared broadcast allowance among a copy's held slots (userids cannot start with `~`). */
 export const BROADCAST_SLOT = '~broadcast';
 
+/**
+ * Prefix of the key of an app call (with its person-times) among a copy's held slots: `~app:<person-times>`. A copy
+ * the app's calls are taken for beyond the inline wait holds its call, as it holds its members' slots.
+ */
+export const APP_CALL_SLOT = '~app:';
+
 export interface QuotaDemand {
   app: string;
   quota: QuotaConfig;

@@ -13,7 +13,13 @@ import type { PacedSlot, QuotaKey, QuotaStore } from '#lib/store/index.js';
 import { KeyedQueue } from '#lib/util/index.js';
 import { AppBlocks } from './quota-blocks.js';
 import { type Later, pacedSlotsOf, QuotaItems, type Reserved, type Want } from './quota-items.js';
-import { BROADCAST_SLOT, type QuotaDecision, type QuotaDemand, type QuotaScope } from './quota-types.js';
+import {
+  APP_CALL_SLOT,
+  BROADCAST_SLOT,
+  type QuotaDecision,
+  type QuotaDemand,
+  type QuotaScope,
+} from './quota-types.js';
 
 export interface QuotaGuardOptions {
   windows?: QuotaWindows;
@@ -35,6 +41,8 @@ export interface QuotaGuardOptions {
 
 /** Members reserved at once for one message: a message to 1,000 users must not open 1,000 requests. */
 const PARALLEL = 25;
+/** A copy holds an app call at most this far ahead: SQS's longest delay (later, it wakes when the window frees). */
+const MAX_HOLD_MS = 15 * 60_000;
 
 /**
  * Reserves send slots for messages (lib/quota slots.ts): per member (its minute paced, its hour a sliding log), the
@@ -112,7 +120,14 @@ export class QuotaGuard {
       if (held !== undefined && held >= now - lateness) slots.set(id, held);
     }
     const missing = ids.filter((id) => !slots.has(id));
-    const first = await this.reserveMembers(d, specs, missing, now, lateness / 2);
+    const call = heldCall(d, now - lateness);
+    const first = await this.reserveMembers(
+      d,
+      specs,
+      missing,
+      Math.max(now, call?.slotMs ?? now),
+      lateness / 2,
+    );
     if ('ok' in first) return first;
     for (const [id, r] of first.reserved) slots.set(id, r.slotMs);
 
@@ -135,16 +150,24 @@ export class QuotaGuard {
     await until(atMs);
     const direct = due.filter((id) => id !== BROADCAST_SLOT).length;
     const personTimes = direct + (d.splittable ? 0 : d.extraPersonTimes);
-    let app = await this.reserveApp(d, specs, personTimes, Math.max(atMs, this.now()), lateness);
+    // The copy's own call, when its members are there in time and it counted as many person-times; else it lapses.
+    let app: Awaited<ReturnType<QuotaGuard['reserveApp']>> =
+      call && call.personTimes >= personTimes && atMs <= call.slotMs + lateness
+        ? { slotMs: call.slotMs }
+        : await this.reserveApp(d, specs, personTimes, Math.max(atMs, this.now()), lateness);
     if ('full' in app && app.full === 'app-minute' && app.retryAtMs <= this.now() + this.inlineWaitMs) {
       app = await this.followAppPace(d, specs, due, slots, first.reserved, personTimes, lateness);
     }
     if ('never' in app) return { ok: false, scope: app.never, retryAtMs: Number.POSITIVE_INFINITY };
     const held = Object.fromEntries(rest.map((id) => [id, slots.get(id) as number]));
     if ('full' in app) {
-      // The app's own windows are full until then: the members' slots for now lapse (a wasted slot never harms);
-      // later ones stay held.
-      return { ok: false, scope: app.full, retryAtMs: app.retryAtMs, ...(rest.length ? { held } : {}) };
+      // The app's calls are taken beyond the inline wait: the copy takes the next free one and waits for it, once
+      // (copies that came back to look again found the app's line idle in between, and polled it at every return).
+      const ahead = await this.holdAppCall(d, specs, app, personTimes, lateness);
+      if (ahead) held[`${APP_CALL_SLOT}${personTimes}`] = ahead.slotMs;
+      // The members' slots for now lapse (a wasted slot never harms); later ones stay held.
+      const retryAtMs = ahead?.slotMs ?? app.retryAtMs;
+      return { ok: false, scope: app.full, retryAtMs, ...(Object.keys(held).length ? { held } : {}) };
     }
     const decision: QuotaDecision = {
       ok: true,
@@ -321,6 +344,39 @@ export class QuotaGuard {
     return app;
   }
 
+  /**
+   * A call (and the send's person-times) on the app's line for a copy that waits for it: the next free one after
+   * the inline wait, if the app's calls are what is full and it comes within SQS's longest delay. Undefined when
+   * the copy holds nothing (it wakes when the window frees up, as before).
+   */
+  private async holdAppCall(
+    d: QuotaDemand,
+    specs: ReturnType<QuotaGuard['specsFor']>,
+    full: { full: QuotaScope; retryAtMs: number },
+    personTimes: number,
+    lateness: number,
+  ): Promise<Reserved | undefined> {
+    const now = this.now();
+    if (
+      (full.full !== 'app-minute' && full.full !== 'app-hour') ||
+      full.retryAtMs <= now + this.inlineWaitMs
+    ) {
+      return undefined;
+    }
+    const wants: Want[] = [{ spec: specs.calls, amount: 1 }];
+    if (personTimes > 0) wants.push({ spec: specs.personTimes, amount: personTimes });
+    const key: QuotaKey = { app: d.app, kind: 'app' };
+    const r = await this.items.reserve(
+      key,
+      wants,
+      d.priority,
+      full.retryAtMs,
+      now + MAX_HOLD_MS,
+      lateness / 2,
+    );
+    return r !== 'never' && 'plans' in r ? r : undefined;
+  }
+
   /** One call and the person-times of this send, from the container's block or a new one. */
   private async reserveApp(
     d: QuotaDemand,
@@ -394,3 +450,13 @@ export class QuotaGuard {
 /** The item a member's (or the broadcast allowance's) slots are kept in. */
 const keyOf = (d: QuotaDemand, id: string): QuotaKey =>
   id === BROADCAST_SLOT ? { app: d.app, kind: 'broadcast' } : { app: d.app, kind: 'member', member: id };
+
+/** The app call a copy holds (`~app:<person-times>` → slot), if it is not past use yet. */
+function heldCall(d: QuotaDemand, notBeforeMs: number): { slotMs: number; personTimes: number } | undefined {
+  for (const [key, slotMs] of Object.entries(d.held ?? {})) {
+    if (!key.startsWith(APP_CALL_SLOT) || slotMs < notBeforeMs) continue;
+    const personTimes = Number(key.slice(APP_CALL_SLOT.length));
+    if (Number.isInteger(personTimes) && personTimes >= 0) return { slotMs, personTimes };
+  }
+  return undefined;
+}

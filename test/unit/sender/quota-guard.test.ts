@@ -170,6 +170,51 @@ describe('QuotaGuard', () => {
     expect(reserved('d')).toBeGreaterThanOrEqual(sent);
   });
 
+  it('holds the app’s next call for a copy its calls are taken for beyond the wait, and sends on it once back', async () => {
+    const { guard: g, store, clock } = guard();
+    const q = quota({ perMinute: 50 });
+    const calls = () =>
+      (['n', 'h'] as const).reduce(
+        (n, pool) => n + store.pool({ app: 'ops', kind: 'app' }, 'c', pool).cum,
+        0,
+      );
+    const refusals: Refused[] = [];
+    const chargedForRefusals: number[] = [];
+    for (let i = 0; i < 200 && refusals.length < 3; i++) {
+      const before = calls();
+      const d = await g.reserve(demand({ quota: q, members: [`m${i}`] }));
+      if (!d.ok) {
+        refusals.push(d);
+        chargedForRefusals.push(calls() - before);
+      }
+    }
+    const [first, second, third] = refusals as [Refused, Refused, Refused];
+    const callOf = (r: Refused) => Object.entries(r.held ?? {}).find(([k]) => k.startsWith('~app:'));
+
+    // Each copy holds its own call (with its person-times), in arrival order, and wakes for it exactly: before,
+    // copies came back to look again and found the app's line idle in between.
+    expect(first).toMatchObject({ ok: false, scope: 'app-minute' });
+    expect(callOf(first)).toEqual(['~app:1', first.retryAtMs]);
+    expect(first.retryAtMs).toBeGreaterThan(clock.now() + g.inlineWaitMs);
+    expect(callOf(second)?.[1]).toBeGreaterThanOrEqual(first.retryAtMs);
+    expect(callOf(third)?.[1]).toBeGreaterThanOrEqual(callOf(second)?.[1] as number); // high: two pools
+    expect(chargedForRefusals).toEqual([1, 1, 1]);
+
+    // Back a little early: it sends on its call, and the app's line is not charged again.
+    const charged = calls();
+    clock.advance(first.retryAtMs - clock.now() - 500);
+    const back = await g.reserve(demand({ quota: q, members: ['m0-back'], held: first.held }));
+    expect(back).toMatchObject({ ok: true, sendAtMs: first.retryAtMs, members: ['m0-back'] });
+    expect(calls()).toBe(charged);
+
+    // Back long after its call: the call has lapsed (a call used late could crowd WeCom's minute); it takes another.
+    clock.advance(60_000);
+    const late = await g.reserve(demand({ quota: q, members: ['m1-back'], held: second.held }));
+    expect(late.ok).toBe(true);
+    expect((late as Ok).sendAtMs).toBeGreaterThan(callOf(second)?.[1] as number);
+    expect(calls()).toBeGreaterThan(charged);
+  });
+
   it('fails for good only what no window can hold', async () => {
     const { guard: g } = guard();
 
