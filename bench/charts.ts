@@ -40,7 +40,7 @@ export async function writeCharts(results: Map<string, MetricOutcome>, dir: stri
     written.push(file);
   }
   const quota = results.get('quota')?.details as
-    | { windowMs?: number; cases?: Record<string, { streams: QuotaStream[] }> }
+    | { cases?: Record<string, { windowMs?: number; streams: QuotaStream[] }> }
     | undefined;
   for (const [name, c] of Object.entries(quota?.cases ?? {})) {
     const windows = Math.max(...c.streams.map((s) => s.perWindow.length));
@@ -49,7 +49,7 @@ export async function writeCharts(results: Map<string, MetricOutcome>, dir: stri
       file,
       barChart({
         title: `Quota use per window, ${name === 'member' ? 'one member' : 'one app'} (bench quota)`,
-        subtitle: `delivered (simulator receivedAt) vs allowed (the gateway's own limit); ${(quota?.windowMs ?? 0) / 1000} s "minutes"; first and last windows partial`,
+        subtitle: `delivered (simulator receivedAt) vs allowed (the gateway's own limit); ${(c.windowMs ?? 0) / 1000} s "minutes"; first and last windows partial`,
         xLabel: 'quota window',
         yLabel: 'messages per window',
         categories: Array.from({ length: windows }, (_, i) => `w${i + 1}`),
