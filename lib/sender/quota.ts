@@ -43,6 +43,11 @@ export interface QuotaGuardOptions {
 const PARALLEL = 25;
 /** A copy holds an app call at most this far ahead: SQS's longest delay (later, it wakes when the window frees). */
 const MAX_HOLD_MS = 15 * 60_000;
+/**
+ * A `normal` copy holds an app call at most this many inline waits ahead (16 s by default): the calls of the pool
+ * both lanes share come free for `high` after that, however long the normal backlog.
+ */
+const NORMAL_HOLD_WAITS = 4;
 
 /**
  * Reserves send slots for messages (lib/quota slots.ts): per member (its minute paced, its hour a sliding log), the
@@ -346,8 +351,9 @@ export class QuotaGuard {
 
   /**
    * A call (and the send's person-times) on the app's line for a copy that waits for it: the next free one after
-   * the inline wait, if the app's calls are what is full and it comes within SQS's longest delay. Undefined when
-   * the copy holds nothing (it wakes when the window frees up, as before).
+   * the inline wait, if the app's calls are what is full and it comes within SQS's longest delay (`high`) or
+   * {@link NORMAL_HOLD_WAITS} inline waits (`normal`). Undefined when the copy holds nothing: it wakes when the
+   * window frees up.
    */
   private async holdAppCall(
     d: QuotaDemand,
@@ -371,7 +377,7 @@ export class QuotaGuard {
       wants,
       d.priority,
       full.retryAtMs,
-      now + MAX_HOLD_MS,
+      now + (d.priority === 'high' ? MAX_HOLD_MS : NORMAL_HOLD_WAITS * this.inlineWaitMs),
       lateness / 2,
     );
     return r !== 'never' && 'plans' in r ? r : undefined;

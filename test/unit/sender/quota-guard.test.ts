@@ -215,6 +215,35 @@ describe('QuotaGuard', () => {
     expect(calls()).toBeGreaterThan(charged);
   });
 
+  it('lets normal copies hold the shared calls only a few inline waits ahead, so high can take them again soon', async () => {
+    const { guard: g, clock } = guard();
+    const q = quota({ perMinute: 50 });
+    const start = clock.now();
+    let unheld: Refused | undefined;
+    const heldCalls: number[] = [];
+    for (let i = 0; i < 200 && !unheld; i++) {
+      const d = await g.reserve(demand({ quota: q, priority: 'normal', members: [`n${i}`] }));
+      if (d.ok) continue;
+      const call = Object.entries(d.held ?? {}).find(([k]) => k.startsWith('~app:'));
+      if (call) heldCalls.push(call[1]);
+      else unheld = d;
+    }
+
+    // Normal: 32 a minute, 1.875 s apart; held up to 4 × 4 s ahead, then the copy holds nothing and wakes later.
+    expect(heldCalls.length).toBeGreaterThan(3);
+    expect(Math.max(...heldCalls)).toBeLessThanOrEqual(start + 4 * g.inlineWaitMs);
+    expect(unheld).toMatchObject({ ok: false, scope: 'app-minute' });
+    expect(unheld?.retryAtMs).toBeGreaterThan(start + 4 * g.inlineWaitMs);
+    // High still holds its calls further ahead (its own pool, then the shared one).
+    let high: Refused | undefined;
+    for (let i = 0; i < 200 && !high; i++) {
+      const d = await g.reserve(demand({ quota: q, members: [`h${i}`] }));
+      if (!d.ok) high = d;
+    }
+    const highCall = Object.entries(high?.held ?? {}).find(([k]) => k.startsWith('~app:'));
+    expect(highCall?.[1]).toBeGreaterThan(clock.now() + g.inlineWaitMs);
+  });
+
   it('fails for good only what no window can hold', async () => {
     const { guard: g } = guard();
 
