@@ -171,7 +171,10 @@ export class QuotaGuard {
       const ahead = await this.holdAppCall(d, specs, app, personTimes, lateness);
       if (ahead) held[`${APP_CALL_SLOT}${personTimes}`] = ahead.slotMs;
       // The members' slots for now lapse (a wasted slot never harms); later ones stay held.
-      const retryAtMs = ahead?.slotMs ?? app.retryAtMs;
+      // Beyond what it may hold, it comes back when the app's next call is halfway into that, and holds one then:
+      // woken at the call itself, it found the line idle since the held calls ran out.
+      const beyond = app.full === 'app-minute' && app.retryAtMs > this.now() + this.holdAheadMs(d);
+      const retryAtMs = ahead?.slotMs ?? (beyond ? app.retryAtMs - this.holdAheadMs(d) / 2 : app.retryAtMs);
       return { ok: false, scope: app.full, retryAtMs, ...(Object.keys(held).length ? { held } : {}) };
     }
     const decision: QuotaDecision = {
@@ -377,10 +380,15 @@ export class QuotaGuard {
       wants,
       d.priority,
       full.retryAtMs,
-      now + (d.priority === 'high' ? MAX_HOLD_MS : NORMAL_HOLD_WAITS * this.inlineWaitMs),
+      now + this.holdAheadMs(d),
       lateness / 2,
     );
     return r !== 'never' && 'plans' in r ? r : undefined;
+  }
+
+  /** How far ahead a copy of this lane may hold an app call. */
+  private holdAheadMs(d: QuotaDemand): number {
+    return d.priority === 'high' ? MAX_HOLD_MS : NORMAL_HOLD_WAITS * this.inlineWaitMs;
   }
 
   /** One call and the person-times of this send, from the container's block or a new one. */
