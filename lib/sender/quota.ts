@@ -70,6 +70,8 @@ export class QuotaGuard {
   /** One block reservation at a time per app and lane in this container: the batch's records queue for it. */
   private readonly turns = new KeyedQueue<string>();
   private readonly blocks: AppBlocks;
+  /** Per app and lane: the latest app call this container let a copy hold (the app's line is taken until then). */
+  private readonly heldUntil = new Map<string, number>();
 
   constructor(
     readonly store: QuotaStore,
@@ -118,6 +120,8 @@ export class QuotaGuard {
     const specs = this.specsFor(d);
     const lateness = this.latenessFor(d, specs);
     const now = this.now();
+    const behind = await this.behindHeldCalls(d, specs, lateness, now);
+    if (behind) return behind;
     const ids = [...d.members, ...(d.broadcasts > 0 ? [BROADCAST_SLOT] : [])];
     const slots = new Map<string, number>();
     for (const id of ids) {
@@ -383,7 +387,39 @@ export class QuotaGuard {
       now + this.holdAheadMs(d),
       lateness / 2,
     );
-    return r !== 'never' && 'plans' in r ? r : undefined;
+    if (r === 'never' || !('plans' in r)) return undefined;
+    const lane = `${d.app}#${d.priority}`;
+    this.heldUntil.set(lane, Math.max(this.heldUntil.get(lane) ?? 0, r.slotMs));
+    return r;
+  }
+
+  /**
+   * A fresh copy for an app whose calls this container let copies hold beyond the inline wait: it holds the next
+   * call at once (or, beyond what it may hold, comes back later), and its members' slots are reserved when it comes
+   * back — reserved now, they would lapse unused, a pace of each member's line lost, and the backlog would take
+   * twice the requests to turn into held copies while the first of them come due. Not for a member this container
+   * reserved for before (it may be busy itself: its copy would hold a call it cannot use), nor for broadcasts.
+   */
+  private async behindHeldCalls(
+    d: QuotaDemand,
+    specs: ReturnType<QuotaGuard['specsFor']>,
+    lateness: number,
+    now: number,
+  ): Promise<Extract<QuotaDecision, { ok: false }> | undefined> {
+    const heldUntil = this.heldUntil.get(`${d.app}#${d.priority}`);
+    if (heldUntil === undefined || heldUntil <= now + this.inlineWaitMs || d.held || d.broadcasts > 0) {
+      return undefined;
+    }
+    if (d.members.some((m) => this.items.cached(keyOf(d, m)) !== undefined)) return undefined;
+    const aheadMs = this.holdAheadMs(d);
+    if (heldUntil > now + aheadMs)
+      return { ok: false, scope: 'app-minute', retryAtMs: heldUntil - aheadMs / 2 };
+    const personTimes = d.members.length + (d.splittable ? 0 : d.extraPersonTimes);
+    const full = { full: 'app-minute' as const, retryAtMs: heldUntil };
+    const call = await this.holdAppCall(d, specs, full, personTimes, lateness);
+    if (!call) return undefined;
+    const held = { [`${APP_CALL_SLOT}${personTimes}`]: call.slotMs };
+    return { ok: false, scope: 'app-minute', retryAtMs: call.slotMs, held };
   }
 
   /** How far ahead a copy of this lane may hold an app call. */

@@ -246,6 +246,34 @@ describe('QuotaGuard', () => {
     expect(highCall?.[1]).toBeGreaterThan(clock.now() + g.inlineWaitMs);
   });
 
+  it('holds a fresh copy’s call at once behind the held ones, reserving its members only when it comes back', async () => {
+    const { guard: g, store, clock } = guard();
+    const q = quota({ perMinute: 50 });
+    let first: Refused | undefined;
+    for (let i = 0; i < 200 && !first; i++) {
+      const d = await g.reserve(demand({ quota: q, members: [`m${i}`] }));
+      if (!d.ok) first = d;
+    }
+    const grantedFor = (member: string) => store.granted.filter((x) => x.key.includes(member)).length;
+
+    const fresh = (await g.reserve(demand({ quota: q, members: ['fresh'] }))) as Refused;
+
+    // Its call comes after the first held one, and nothing was reserved for its member (it would lapse unused).
+    expect(fresh).toMatchObject({ ok: false, scope: 'app-minute' });
+    expect(Object.keys(fresh.held ?? {})).toEqual(['~app:1']);
+    expect(fresh.retryAtMs).toBeGreaterThanOrEqual(first?.retryAtMs as number);
+    expect(grantedFor('fresh')).toBe(0);
+    // A member this container reserved for before goes the long way: it may be busy itself.
+    const seen = (await g.reserve(demand({ quota: q, members: ['m0'] }))) as Refused;
+    expect(seen.ok).toBe(false);
+    expect(grantedFor('m0')).toBe(2);
+    // Back for its call: the member's slot is taken then, at the call.
+    clock.advance(fresh.retryAtMs - clock.now() - 500);
+    const back = await g.reserve(demand({ quota: q, members: ['fresh'], held: fresh.held }));
+    expect(back).toMatchObject({ ok: true, sendAtMs: fresh.retryAtMs, members: ['fresh'] });
+    expect(grantedFor('fresh')).toBe(1);
+  });
+
   it('fails for good only what no window can hold', async () => {
     const { guard: g } = guard();
 
