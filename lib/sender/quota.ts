@@ -1,18 +1,10 @@
-import {
-  bucketMsOf,
-  callsSpec,
-  effectiveLimit,
-  memberLimits,
-  memberSpec,
-  personTimesSpec,
-  type QuotaWindows,
-  usedInMinute,
-  WECOM_WINDOWS,
-} from '#lib/quota/index.js';
+import { effectiveLimit, type QuotaWindows, usedInMinute, WECOM_WINDOWS } from '#lib/quota/index.js';
 import type { PacedSlot, QuotaKey, QuotaStore } from '#lib/store/index.js';
 import { KeyedQueue } from '#lib/util/index.js';
 import { AppBlocks } from './quota-blocks.js';
+import { AppCallHolds, heldCall } from './quota-holds.js';
 import { type Later, pacedSlotsOf, QuotaItems, type Reserved, type Want } from './quota-items.js';
+import { latenessFor, type QuotaSpecs, specsFor } from './quota-specs.js';
 import {
   APP_CALL_SLOT,
   BROADCAST_SLOT,
@@ -41,13 +33,6 @@ export interface QuotaGuardOptions {
 
 /** Members reserved at once for one message: a message to 1,000 users must not open 1,000 requests. */
 const PARALLEL = 25;
-/** A copy holds an app call at most this far ahead: SQS's longest delay (later, it wakes when the window frees). */
-const MAX_HOLD_MS = 15 * 60_000;
-/**
- * A `normal` copy holds an app call at most this many inline waits ahead (16 s by default): the calls of the pool
- * both lanes share come free for `high` after that, however long the normal backlog.
- */
-const NORMAL_HOLD_WAITS = 4;
 
 /**
  * Reserves send slots for messages (lib/quota slots.ts): per member (its minute paced, its hour a sliding log), the
@@ -70,8 +55,8 @@ export class QuotaGuard {
   /** One block reservation at a time per app and lane in this container: the batch's records queue for it. */
   private readonly turns = new KeyedQueue<string>();
   private readonly blocks: AppBlocks;
-  /** Per app and lane: the latest app call this container let a copy hold (the app's line is taken until then). */
-  private readonly heldUntil = new Map<string, number>();
+  /** The app calls this container let deferred copies hold. */
+  private readonly holds: AppCallHolds;
 
   constructor(
     readonly store: QuotaStore,
@@ -85,6 +70,7 @@ export class QuotaGuard {
     this.maxLatenessMs = opts.maxLatenessMs ?? 5_000;
     this.blocks = new AppBlocks(this.now);
     this.items = new QuotaItems(store, this.now);
+    this.holds = new AppCallHolds(this.items, this.now, this.inlineWaitMs);
   }
 
   /**
@@ -117,10 +103,10 @@ export class QuotaGuard {
    * member never holds the app's line up.
    */
   private async plan(d: QuotaDemand, until: (t: number) => Promise<void>): Promise<QuotaDecision> {
-    const specs = this.specsFor(d);
-    const lateness = this.latenessFor(d, specs);
+    const specs = specsFor(d, this.windows);
+    const lateness = latenessFor(d, specs, this.windows, this.maxLatenessMs);
     const now = this.now();
-    const behind = await this.behindHeldCalls(d, specs, lateness, now);
+    const behind = await this.holds.behind(d, specs, lateness, now);
     if (behind) return behind;
     const ids = [...d.members, ...(d.broadcasts > 0 ? [BROADCAST_SLOT] : [])];
     const slots = new Map<string, number>();
@@ -172,13 +158,13 @@ export class QuotaGuard {
     if ('full' in app) {
       // The app's calls are taken beyond the inline wait: the copy takes the next free one and waits for it, once
       // (copies that came back to look again found the app's line idle in between, and polled it at every return).
-      const ahead = await this.holdAppCall(d, specs, app, personTimes, lateness);
+      const ahead = await this.holds.hold(d, specs, app, personTimes, lateness);
       if (ahead) held[`${APP_CALL_SLOT}${personTimes}`] = ahead.slotMs;
       // The members' slots for now lapse (a wasted slot never harms); later ones stay held.
       // Beyond what it may hold, it comes back when the app's next call is halfway into that, and holds one then:
       // woken at the call itself, it found the line idle since the held calls ran out.
-      const beyond = app.full === 'app-minute' && app.retryAtMs > this.now() + this.holdAheadMs(d);
-      const retryAtMs = ahead?.slotMs ?? (beyond ? app.retryAtMs - this.holdAheadMs(d) / 2 : app.retryAtMs);
+      const beyond = app.full === 'app-minute' && app.retryAtMs > this.now() + this.holds.aheadMs(d);
+      const retryAtMs = ahead?.slotMs ?? (beyond ? app.retryAtMs - this.holds.aheadMs(d) / 2 : app.retryAtMs);
       return { ok: false, scope: app.full, retryAtMs, ...(Object.keys(held).length ? { held } : {}) };
     }
     const decision: QuotaDecision = {
@@ -210,45 +196,10 @@ export class QuotaGuard {
     );
   }
 
-  /** The counters of this app, with its limits (the broadcast split applies to every member). */
-  private specsFor(d: QuotaDemand) {
-    return {
-      member: memberSpec(d.quota, this.windows, d.broadcastShare),
-      broadcast: memberSpec(d.quota, this.windows, d.broadcastShare, 'broadcast'),
-      calls: callsSpec(d.quota, this.windows),
-      personTimes: personTimesSpec(d.quota, this.windows),
-    };
-  }
-
-  /**
-   * How late a slot may be used. A send that reaches WeCom up to (WeCom's minute limit − the allowed count) × the
-   * pace after its slot keeps WeCom's rolling minute within WeCom's limit (slots.ts), the pace being that of both
-   * pools together (minute ÷ the count `high` may use). Half of that is for using a slot late, half for the send's
-   * way to WeCom after it; and at most a bucket of the long windows.
-   */
-  private latenessFor(d: QuotaDemand, specs: ReturnType<QuotaGuard['specsFor']>): number {
-    const q = d.quota;
-    const split = memberLimits(q, d.broadcastShare);
-    const allowed = (limit: number) => (limit > 0 ? effectiveLimit(limit, q, 'high') : 0);
-    const memberAllowed = allowed(split.direct.perMinute) + allowed(split.broadcast.perMinute);
-    const callsAllowed = allowed(q.perMinute);
-    const absorbed = (limit: number, used: number) =>
-      used > 0 ? ((limit - used) * this.windows.minuteMs) / used / 2 : 0;
-    return Math.max(
-      0,
-      Math.min(
-        this.maxLatenessMs,
-        absorbed(q.perMemberPerMinute, memberAllowed),
-        absorbed(q.perMinute, callsAllowed),
-        bucketMsOf(specs.member),
-      ),
-    );
-  }
-
   /** Slots for members (and the broadcast allowance), `PARALLEL` at a time, each at its earliest. */
   private async reserveMembers(
     d: QuotaDemand,
-    specs: ReturnType<QuotaGuard['specsFor']>,
+    specs: QuotaSpecs,
     ids: readonly string[],
     notBeforeMs: number,
     toleranceMs: number,
@@ -273,7 +224,7 @@ export class QuotaGuard {
 
   private reserveMember(
     d: QuotaDemand,
-    specs: ReturnType<QuotaGuard['specsFor']>,
+    specs: QuotaSpecs,
     id: string,
     notBeforeMs: number,
     toleranceMs: number,
@@ -292,7 +243,7 @@ export class QuotaGuard {
    */
   private async align(
     d: QuotaDemand,
-    specs: ReturnType<QuotaGuard['specsFor']>,
+    specs: QuotaSpecs,
     ids: readonly string[],
     slots: Map<string, number>,
     reserved: Map<string, Reserved>,
@@ -335,7 +286,7 @@ export class QuotaGuard {
    */
   private async followAppPace(
     d: QuotaDemand,
-    specs: ReturnType<QuotaGuard['specsFor']>,
+    specs: QuotaSpecs,
     due: readonly string[],
     slots: Map<string, number>,
     reserved: Map<string, Reserved>,
@@ -356,81 +307,10 @@ export class QuotaGuard {
     return app;
   }
 
-  /**
-   * A call (and the send's person-times) on the app's line for a copy that waits for it: the next free one after
-   * the inline wait, if the app's calls are what is full and it comes within SQS's longest delay (`high`) or
-   * {@link NORMAL_HOLD_WAITS} inline waits (`normal`). Undefined when the copy holds nothing: it wakes when the
-   * window frees up.
-   */
-  private async holdAppCall(
-    d: QuotaDemand,
-    specs: ReturnType<QuotaGuard['specsFor']>,
-    full: { full: QuotaScope; retryAtMs: number },
-    personTimes: number,
-    lateness: number,
-  ): Promise<Reserved | undefined> {
-    const now = this.now();
-    if (
-      (full.full !== 'app-minute' && full.full !== 'app-hour') ||
-      full.retryAtMs <= now + this.inlineWaitMs
-    ) {
-      return undefined;
-    }
-    const wants: Want[] = [{ spec: specs.calls, amount: 1 }];
-    if (personTimes > 0) wants.push({ spec: specs.personTimes, amount: personTimes });
-    const key: QuotaKey = { app: d.app, kind: 'app' };
-    const r = await this.items.reserve(
-      key,
-      wants,
-      d.priority,
-      full.retryAtMs,
-      now + this.holdAheadMs(d),
-      lateness / 2,
-    );
-    if (r === 'never' || !('plans' in r)) return undefined;
-    const lane = `${d.app}#${d.priority}`;
-    this.heldUntil.set(lane, Math.max(this.heldUntil.get(lane) ?? 0, r.slotMs));
-    return r;
-  }
-
-  /**
-   * A fresh copy for an app whose calls this container let copies hold beyond the inline wait: it holds the next
-   * call at once (or, beyond what it may hold, comes back later), and its members' slots are reserved when it comes
-   * back — reserved now, they would lapse unused, a pace of each member's line lost, and the backlog would take
-   * twice the requests to turn into held copies while the first of them come due. Not for a member this container
-   * reserved for before (it may be busy itself: its copy would hold a call it cannot use), nor for broadcasts.
-   */
-  private async behindHeldCalls(
-    d: QuotaDemand,
-    specs: ReturnType<QuotaGuard['specsFor']>,
-    lateness: number,
-    now: number,
-  ): Promise<Extract<QuotaDecision, { ok: false }> | undefined> {
-    const heldUntil = this.heldUntil.get(`${d.app}#${d.priority}`);
-    if (heldUntil === undefined || heldUntil <= now + this.inlineWaitMs || d.held || d.broadcasts > 0) {
-      return undefined;
-    }
-    if (d.members.some((m) => this.items.cached(keyOf(d, m)) !== undefined)) return undefined;
-    const aheadMs = this.holdAheadMs(d);
-    if (heldUntil > now + aheadMs)
-      return { ok: false, scope: 'app-minute', retryAtMs: heldUntil - aheadMs / 2 };
-    const personTimes = d.members.length + (d.splittable ? 0 : d.extraPersonTimes);
-    const full = { full: 'app-minute' as const, retryAtMs: heldUntil };
-    const call = await this.holdAppCall(d, specs, full, personTimes, lateness);
-    if (!call) return undefined;
-    const held = { [`${APP_CALL_SLOT}${personTimes}`]: call.slotMs };
-    return { ok: false, scope: 'app-minute', retryAtMs: call.slotMs, held };
-  }
-
-  /** How far ahead a copy of this lane may hold an app call. */
-  private holdAheadMs(d: QuotaDemand): number {
-    return d.priority === 'high' ? MAX_HOLD_MS : NORMAL_HOLD_WAITS * this.inlineWaitMs;
-  }
-
   /** One call and the person-times of this send, from the container's block or a new one. */
   private async reserveApp(
     d: QuotaDemand,
-    specs: ReturnType<QuotaGuard['specsFor']>,
+    specs: QuotaSpecs,
     personTimes: number,
     notBeforeMs: number,
     lateness: number,
@@ -485,7 +365,7 @@ export class QuotaGuard {
   }
 
   /** The app's paced minute as the metric sees it: slots handed out over the last minute and ahead. */
-  private reportUsage(d: QuotaDemand, specs: ReturnType<QuotaGuard['specsFor']>): void {
+  private reportUsage(d: QuotaDemand, specs: QuotaSpecs): void {
     const calls = this.items.cached({ app: d.app, kind: 'app' })?.[specs.calls.name];
     if (!this.opts.onUsage || !calls) return;
     const limit = effectiveLimit(d.quota.perMinute, d.quota, 'high');
@@ -500,13 +380,3 @@ export class QuotaGuard {
 /** The item a member's (or the broadcast allowance's) slots are kept in. */
 const keyOf = (d: QuotaDemand, id: string): QuotaKey =>
   id === BROADCAST_SLOT ? { app: d.app, kind: 'broadcast' } : { app: d.app, kind: 'member', member: id };
-
-/** The app call a copy holds (`~app:<person-times>` → slot), if it is not past use yet. */
-function heldCall(d: QuotaDemand, notBeforeMs: number): { slotMs: number; personTimes: number } | undefined {
-  for (const [key, slotMs] of Object.entries(d.held ?? {})) {
-    if (!key.startsWith(APP_CALL_SLOT) || slotMs < notBeforeMs) continue;
-    const personTimes = Number(key.slice(APP_CALL_SLOT.length));
-    if (Number.isInteger(personTimes) && personTimes >= 0) return { slotMs, personTimes };
-  }
-  return undefined;
-}
