@@ -1,5 +1,5 @@
 // Each function's grants (FUNCTION_ACCESS), re-exported by lib/resources/index.ts.
-import type { FunctionId } from './index.js';
+import type { FunctionId } from './functions.js';
 
 /** The WeCom API paths (under `/cgi-bin/`) a function may call. */
 export type WecomCall = 'gettoken' | 'message/send' | 'message/recall' | 'message/update_template_card';

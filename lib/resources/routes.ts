@@ -1,5 +1,5 @@
 /** The HTTP API's routes (SPEC §2), for CDK, the local API server and the functions' middleware alike. */
-import type { FunctionId } from './index.js';
+import type { FunctionId } from './functions.js';
 
 /**
  * One HTTP API route: which function serves it, who may call it and whether it carries a JSON body. CDK creates

@@ -1,0 +1,19 @@
+/** Names of the environment variables the functions read (all read in lib/config/env.ts). */
+export const ENV = {
+  tableName: 'TABLE_NAME',
+  queueUrlHigh: 'QUEUE_URL_HIGH',
+  queueUrlNormal: 'QUEUE_URL_NORMAL',
+  /** The notify queue (webhook jobs) and its DLQ (jobs whose retries ran out). */
+  notifyQueueUrl: 'NOTIFY_QUEUE_URL',
+  notifyDlqUrl: 'NOTIFY_DLQ_URL',
+  /** Secrets Manager secret (name or ARN) holding the config JSON, in AWS. */
+  configSecretId: 'CONFIG_SECRET_ID',
+  /** Path of the config JSON file, locally. */
+  configFile: 'GATEWAY_CONFIG',
+  wecomApiBase: 'WECOM_API_BASE',
+  logLevel: 'LOG_LEVEL',
+  /** The deployment stage (`dev`, `prod`…; `local` offline): the functions' metric namespace. */
+  stage: 'GATEWAY_STAGE',
+} as const;
+
+export const DEFAULT_WECOM_API_BASE = 'https://qyapi.weixin.qq.com';
