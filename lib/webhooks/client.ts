@@ -13,6 +13,7 @@ import {
   UnsafeUrlError,
 } from '#lib/net/index.js';
 import { parseRetryAfter } from './retry.js';
+import type { DeliveryResult } from './types.js';
 
 export interface WebhookClientOptions extends CheckedLookupOptions {
   /** Local stack only: plain http and loopback targets (on any port). Never in AWS. */
@@ -45,21 +46,6 @@ export interface WebhookRequest {
   /** Ports allowed besides 443 (per app config). */
   allowedPorts?: readonly number[];
 }
-
-/** One attempt, as recorded on the message: what the receiver answered, or why there was no answer. */
-export type DeliveryResult =
-  | {
-      kind: 'response';
-      status: number;
-      latencyMs: number;
-      /** The start of the response body, control characters replaced. */
-      excerpt: string;
-      retryAfterSeconds?: number;
-    }
-  /** Never sent: the SSRF guard refused the URL or the address it resolves to. */
-  | { kind: 'refused'; reason: string; address?: string; latencyMs: number }
-  /** Sent or not, no answer: DNS unavailable, connection refused or reset, TLS error, timeout. */
-  | { kind: 'failed'; code: string; message: string; latencyMs: number };
 
 export interface WebhookClient {
   deliver(req: WebhookRequest): Promise<DeliveryResult>;

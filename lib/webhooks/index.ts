@@ -1,6 +1,5 @@
 export {
   createWebhookClient,
-  type DeliveryResult,
   type WebhookClient,
   type WebhookClientOptions,
   type WebhookRequest,
@@ -35,3 +34,4 @@ export {
   WEBHOOK_SECRET_PREFIX,
   type WebhookHeaders,
 } from './signature.js';
+export type { DeliveryResult } from './types.js';

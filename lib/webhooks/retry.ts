@@ -1,5 +1,5 @@
 import { fullJitterSeconds } from '#lib/util/index.js';
-import type { DeliveryResult } from './client.js';
+import type { DeliveryResult } from './types.js';
 
 /**
  * When webhook deliveries are retried. Full jitter (delay uniform in [1 s, min(cap, base × 2^(n−1))]), so a
