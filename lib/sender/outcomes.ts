@@ -5,8 +5,8 @@ import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
 import { errcodeHint, TokenUnavailableError, WecomApiError, WecomError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type Deadline, deadlineOf } from './deadline.js';
-import { pauseForError } from './hold.js';
 import type { Gate } from './pause.js';
+import { pauseForError } from './pause-policy.js';
 import type { QuotaDecision } from './quota-types.js';
 import type { IncomingRecord, Outcome, SenderDeps } from './types.js';
 
@@ -42,7 +42,7 @@ export async function refused(
 }
 
 /**
- * A failed send (or token): pause the app on 45009 or a configuration errcode (lib/sender/hold.ts), fail on a
+ * A failed send (or token): pause the app on 45009 or a configuration errcode (lib/sender/pause-policy.ts), fail on a
  * permanent errcode, retry otherwise.
  */
 export async function handleSendError(

@@ -14,10 +14,10 @@ import { type SendResponse, WecomTransportError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { deadlineOf, pastProtection } from './deadline.js';
 import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from './demand.js';
-import { configHashOf, heldByPause } from './hold.js';
 import { defer, endAtDeadline, fail, handleSendError, nowOf, refused, scheduleRetry } from './outcomes.js';
 import { mayHaveReached, restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
 import type { Gate } from './pause.js';
+import { configHashOf, heldByPause } from './pause-policy.js';
 import type { QuotaDecision } from './quota-types.js';
 import type { IncomingRecord, Outcome, SenderDeps, Sent } from './types.js';
 
