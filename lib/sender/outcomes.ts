@@ -1,14 +1,12 @@
-import type { AppConfig } from '#lib/config/index.js';
 import { changes, type FailedAttempt, type QueuedMessage, type QueuedPart } from '#lib/model/index.js';
 import type { Logger } from '#lib/observability/index.js';
 import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
-import { errcodeHint, TokenUnavailableError, WecomApiError, WecomError } from '#lib/wecom/index.js';
+import { TokenUnavailableError, WecomApiError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type Deadline, deadlineOf } from './deadline.js';
 import type { Gate } from './pause.js';
-import { pauseForError } from './pause-policy.js';
 import type { QuotaDecision } from './quota-types.js';
-import type { IncomingRecord, Outcome, SenderDeps } from './types.js';
+import { type IncomingRecord, nowOf, type Outcome, type SenderDeps } from './types.js';
 
 /** What the sender knows about the attempt that failed. */
 export interface AttemptContext {
@@ -39,42 +37,6 @@ export async function refused(
     message: `the message needs more ${decision.scope} quota than the app's configured limit allows in one window`,
   });
   return 'ack';
-}
-
-/**
- * A failed send (or token): pause the app on 45009 or a configuration errcode (lib/sender/pause-policy.ts), fail on a
- * permanent errcode, retry otherwise.
- */
-export async function handleSendError(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
-  app: AppConfig,
-  err: unknown,
-  ctx: AttemptContext,
-): Promise<Outcome> {
-  if (err instanceof WecomApiError && (err.errclass === 'rateLimited' || err.errclass === 'config')) {
-    return pauseForError(deps, r, msg, app, err, ctx.gate, ctx.log);
-  }
-  if (ctx.gate.state === 'probe') {
-    // The probe learned nothing about the pause's cause: the next message probes.
-    await deps.pauses
-      .probeInconclusive(msg.app, ctx.gate.pause)
-      .catch((e: unknown) => ctx.log.warn('could not release the probe; its lease runs out', { err: e }));
-  }
-  if (err instanceof WecomApiError && err.errclass === 'permanent') {
-    await fail(deps, msg, {
-      code: 'wecom_rejected',
-      message: errcodeHint(err.errcode, err.errmsg) ?? `WeCom rejected the message: ${err.errmsg}`,
-      wecom_errcode: err.errcode,
-    });
-    ctx.log.warn('WeCom rejected the message permanently', { errcode: err.errcode });
-    return 'ack';
-  }
-  // Retryable, a token error that persisted after one refresh, no answer, or not WeCom at all (e.g. DynamoDB failing
-  // under the token cache or the quota counters).
-  if (!(err instanceof WecomError)) ctx.log.error('unexpected error, message will be retried', { err });
-  return scheduleRetry(deps, r, msg, err, ctx);
 }
 
 /**
@@ -294,6 +256,3 @@ export async function fail(
   await deps.messages.transition(msg.id, changes.fail(new Date(nowOf(deps)).toISOString(), error));
   deps.metrics.count('Failed', 1, { app: msg.app });
 }
-
-/** The sender's clock (a test may set `deps.now`). */
-export const nowOf = (deps: SenderDeps): number => (deps.now ?? Date.now)();

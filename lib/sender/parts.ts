@@ -5,9 +5,9 @@ import type { Logger } from '#lib/observability/index.js';
 import { type SendResponse, WecomApiError, WecomError, WecomTransportError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type BroadcastSizing, broadcastTargets, NO_BROADCASTS, sizeBroadcasts } from './demand.js';
-import { defer, enqueueCopy, nowOf } from './outcomes.js';
+import { defer, enqueueCopy } from './outcomes.js';
 import type { QuotaDecision } from './quota-types.js';
-import type { IncomingRecord, Outcome, SenderDeps } from './types.js';
+import { type IncomingRecord, nowOf, type Outcome, type SenderDeps } from './types.js';
 
 /** The members left for a later part after this send, as the client spelled them, with their held slots. */
 export interface RestOfMessage {

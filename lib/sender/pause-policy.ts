@@ -4,10 +4,10 @@ import type { QueuedMessage } from '#lib/model/index.js';
 import type { Logger } from '#lib/observability/index.js';
 import { WECOM_WINDOWS } from '#lib/quota/index.js';
 import type { AppPause } from '#lib/store/index.js';
-import { errcodeHint, type WecomApiError } from '#lib/wecom/index.js';
-import { defer, fail, nowOf } from './outcomes.js';
+import { errcodeHint, WecomApiError, WecomError } from '#lib/wecom/index.js';
+import { type AttemptContext, defer, fail, scheduleRetry } from './outcomes.js';
 import { DEFAULT_CONFIG_STEPS_MS, type Gate, nextPause, type PauseSchedule } from './pause.js';
-import type { IncomingRecord, Outcome, SenderDeps } from './types.js';
+import { type IncomingRecord, nowOf, type Outcome, type SenderDeps } from './types.js';
 
 /**
  * Holding an app's messages back while WeCom refuses it: after 45009 (a pause that grows) and after a
@@ -120,4 +120,40 @@ async function failForConfig(
     ...(p.errcode !== undefined ? { wecom_errcode: p.errcode } : {}),
   });
   return 'ack';
+}
+
+/**
+ * A failed send (or token): pause the app on 45009 or a configuration errcode (lib/sender/pause-policy.ts), fail on a
+ * permanent errcode, retry otherwise.
+ */
+export async function handleSendError(
+  deps: SenderDeps,
+  r: IncomingRecord,
+  msg: QueuedMessage,
+  app: AppConfig,
+  err: unknown,
+  ctx: AttemptContext,
+): Promise<Outcome> {
+  if (err instanceof WecomApiError && (err.errclass === 'rateLimited' || err.errclass === 'config')) {
+    return pauseForError(deps, r, msg, app, err, ctx.gate, ctx.log);
+  }
+  if (ctx.gate.state === 'probe') {
+    // The probe learned nothing about the pause's cause: the next message probes.
+    await deps.pauses
+      .probeInconclusive(msg.app, ctx.gate.pause)
+      .catch((e: unknown) => ctx.log.warn('could not release the probe; its lease runs out', { err: e }));
+  }
+  if (err instanceof WecomApiError && err.errclass === 'permanent') {
+    await fail(deps, msg, {
+      code: 'wecom_rejected',
+      message: errcodeHint(err.errcode, err.errmsg) ?? `WeCom rejected the message: ${err.errmsg}`,
+      wecom_errcode: err.errcode,
+    });
+    ctx.log.warn('WeCom rejected the message permanently', { errcode: err.errcode });
+    return 'ack';
+  }
+  // Retryable, a token error that persisted after one refresh, no answer, or not WeCom at all (e.g. DynamoDB failing
+  // under the token cache or the quota counters).
+  if (!(err instanceof WecomError)) ctx.log.error('unexpected error, message will be retried', { err });
+  return scheduleRetry(deps, r, msg, err, ctx);
 }

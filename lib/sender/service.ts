@@ -14,12 +14,12 @@ import { type SendResponse, WecomTransportError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { deadlineOf, pastProtection } from './deadline.js';
 import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from './demand.js';
-import { defer, endAtDeadline, fail, handleSendError, nowOf, refused, scheduleRetry } from './outcomes.js';
+import { defer, endAtDeadline, fail, refused, scheduleRetry } from './outcomes.js';
 import { mayHaveReached, restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
 import type { Gate } from './pause.js';
-import { configHashOf, heldByPause } from './pause-policy.js';
+import { configHashOf, handleSendError, heldByPause } from './pause-policy.js';
 import type { QuotaDecision } from './quota-types.js';
-import type { IncomingRecord, Outcome, SenderDeps, Sent } from './types.js';
+import { type IncomingRecord, nowOf, type Outcome, type SenderDeps, type Sent } from './types.js';
 
 /**
  * A delivered message whose `sent` status could not be written comes back after at least this long (or the retry

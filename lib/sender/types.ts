@@ -60,3 +60,6 @@ export interface Sent {
   /** The SQS record it came in: retried as it is if recording `sent` fails. */
   incoming: IncomingRecord;
 }
+
+/** The sender's clock (a test may set `deps.now`). */
+export const nowOf = (deps: SenderDeps): number => (deps.now ?? Date.now)();
