@@ -71,7 +71,7 @@ export async function getAppState(
     deps.quotaUsage.usage(app, now),
     deps.tokens.describe(config),
   ]);
-  const holdMs = (config.delivery?.configErrorHoldSeconds ?? DELIVERY_DEFAULTS.configErrorHoldSeconds) * 1000;
+  const configErrorWaitMs = (config.delivery?.configErrorHoldSeconds ?? DELIVERY_DEFAULTS.configErrorHoldSeconds) * 1000;
   return {
     app,
     state: stateOf(pause, now),
@@ -84,7 +84,7 @@ export async function getAppState(
           since: iso(pause.sinceMs),
           until: iso(pause.untilMs),
           level: pause.level,
-          fails_messages_at: pause.kind === 'config_error' ? iso(pause.sinceMs + holdMs) : null,
+          fails_messages_at: pause.kind === 'config_error' ? iso(pause.sinceMs + configErrorWaitMs) : null,
         }
       : null,
     quota: quota.map((q: QuotaWindowUsage) => ({

@@ -10,9 +10,10 @@ import { DEFAULT_CONFIG_STEPS_MS, type Gate, nextPause, type PauseSchedule } fro
 import { type IncomingRecord, nowOf, type Outcome, type SenderDeps } from './types.js';
 
 /**
- * Holding an app's messages back while WeCom refuses it: after 45009 (a pause that grows) and after a
- * configuration errcode (a circuit the operator must close: messages wait `delivery.configErrorHoldSeconds`, then
- * fail). One probe at a time tests whether the cause is gone (lib/sender `PauseCache`).
+ * What the sender does with a failed send, and with the messages of an app WeCom refuses: after 45009 (a pause that
+ * grows) and after a configuration errcode (a circuit the operator must close: messages wait
+ * `delivery.configErrorHoldSeconds`, then fail) the app is paused. One probe at a time tests whether the cause is
+ * gone (lib/sender `PauseCache`). The actions themselves (defer, fail, retry) are outcomes.ts.
  */
 
 /** A fingerprint of what the operator can change to fix a configuration error; never the secret itself. */
@@ -25,14 +26,15 @@ export const scheduleOf = (deps: SenderDeps): PauseSchedule => ({
   windows: deps.windows ?? WECOM_WINDOWS,
 });
 
-const holdMsOf = (app: AppConfig): number =>
+/** How long the messages of an app with a configuration error wait for the fix before they fail. */
+const configErrorWaitMs = (app: AppConfig): number =>
   (app.delivery?.configErrorHoldSeconds ?? DELIVERY_DEFAULTS.configErrorHoldSeconds) * 1000;
 
 /** What a client reads in the deferral event: why, and until when. */
 function describe(p: AppPause, app: AppConfig): string {
   if (p.kind === 'rate_limited')
     return `WeCom rate limit (45009): app paused until ${new Date(p.untilMs).toISOString()}`;
-  const failAt = new Date(p.sinceMs + holdMsOf(app)).toISOString();
+  const failAt = new Date(p.sinceMs + configErrorWaitMs(app)).toISOString();
   return `WeCom configuration error ${p.errcode ?? ''} (${p.reason}): waiting for the fix, failing at ${failAt}`;
 }
 
@@ -40,8 +42,8 @@ function describe(p: AppPause, app: AppConfig): string {
 const reasonOf = (err: WecomApiError): string =>
   errcodeHint(err.errcode, err.errmsg) ?? `WeCom ${err.api} errcode ${err.errcode}: ${err.errmsg}`;
 
-/** A message that finds its app paused: wait (deferred), or fail once a configuration error outlasted the hold. */
-export async function heldByPause(
+/** A message that finds its app paused: wait (deferred), or fail once a configuration error outlasted its wait. */
+export async function waitOutPause(
   deps: SenderDeps,
   r: IncomingRecord,
   msg: QueuedMessage,
@@ -50,7 +52,7 @@ export async function heldByPause(
 ): Promise<Outcome> {
   const p = gate.pause;
   if (p.kind === 'config_error') {
-    const failAt = p.sinceMs + holdMsOf(app);
+    const failAt = p.sinceMs + configErrorWaitMs(app);
     if (nowOf(deps) >= failAt) return failForConfig(deps, msg, app, p);
     return defer(deps, r, msg, Math.min(gate.retryAtMs, failAt), describe(p, app));
   }
@@ -59,7 +61,7 @@ export async function heldByPause(
 
 /**
  * WeCom answered 45009 or a configuration errcode (for this send, or remembered from a failed `gettoken`): pause
- * the app (or lengthen its pause, if this was the probe), then hold this message like any other.
+ * the app (or lengthen its pause, if this was the probe), then let this message wait out the pause like any other.
  */
 export async function pauseForError(
   deps: SenderDeps,
@@ -104,7 +106,7 @@ export async function pauseForError(
       );
   }
   if (!pause) return defer(deps, r, msg, now + scheduleOf(deps).rateLimitFirstMs, `errcode ${err.errcode}`);
-  return heldByPause(deps, r, msg, app, { state: 'paused', pause, retryAtMs: pause.untilMs });
+  return waitOutPause(deps, r, msg, app, { state: 'paused', pause, retryAtMs: pause.untilMs });
 }
 
 async function failForConfig(
@@ -113,7 +115,7 @@ async function failForConfig(
   app: AppConfig,
   p: AppPause,
 ): Promise<Outcome> {
-  const minutes = Math.round(holdMsOf(app) / 60_000);
+  const minutes = Math.round(configErrorWaitMs(app) / 60_000);
   await fail(deps, msg, {
     code: 'wecom_config_error',
     message: `${p.reason}; the app was held since ${new Date(p.sinceMs).toISOString()} (${minutes} min, delivery.configErrorHoldSeconds) without a fix`,
@@ -123,8 +125,8 @@ async function failForConfig(
 }
 
 /**
- * A failed send (or token): pause the app on 45009 or a configuration errcode (lib/sender/pause-policy.ts), fail on a
- * permanent errcode, retry otherwise.
+ * A failed send (or token): pause the app on 45009 or a configuration errcode, fail on a permanent errcode, retry
+ * otherwise.
  */
 export async function handleSendError(
   deps: SenderDeps,

@@ -5,7 +5,7 @@ import type { AppPause, PauseStore } from '#lib/store/index.js';
 export type Gate =
   /** Send. */
   | { state: 'closed' }
-  /** Do not send before `retryAtMs` (the pause, or another container's probe, holds the app). */
+  /** Do not send before `retryAtMs` (the pause, or another container's probe, keeps the app waiting). */
   | { state: 'paused'; pause: AppPause; retryAtMs: number }
   /** Send this one message as the probe: its outcome ends the pause or lengthens it (`probeSucceeded`, `paused`). */
   | { state: 'probe'; pause: AppPause };
@@ -13,7 +13,7 @@ export type Gate =
 export interface PauseCacheOptions {
   /** How long a container trusts what it read (default 5 s). */
   refreshMs?: number;
-  /** How long a probe holds the app (default 30 s: longer than a send waiting for a token and for WeCom). */
+  /** How long a probe keeps the app to itself (default 30 s: longer than a send waiting for a token and for WeCom). */
   probeLeaseMs?: number;
   /**
    * A message that finds another container's probe in flight looks again after this long, not at the lease's end:

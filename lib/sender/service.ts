@@ -17,7 +17,7 @@ import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from '.
 import { defer, endAtDeadline, fail, refused, scheduleRetry } from './outcomes.js';
 import { mayHaveReached, restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
 import type { Gate } from './pause.js';
-import { configHashOf, handleSendError, heldByPause } from './pause-policy.js';
+import { configHashOf, handleSendError, waitOutPause } from './pause-policy.js';
 import type { QuotaDecision } from './quota-types.js';
 import { type IncomingRecord, nowOf, type Outcome, type SenderDeps, type Sent } from './types.js';
 
@@ -154,7 +154,7 @@ async function processRecord(
     return defer(deps, r, attempt, msg.notBeforeMs, 'waiting for its quota slots', msg.part);
   }
   const gate = await deps.pauses.gate(msg.app, configHashOf(app));
-  if (gate.state === 'paused') return heldByPause(deps, r, attempt, app, gate);
+  if (gate.state === 'paused') return waitOutPause(deps, r, attempt, app, gate);
 
   if (pastProtection(attempt, check.since, startedAtMs)) return outcomeUnknown(deps, attempt, gate, log);
   return send(deps, r, attempt, app, gate, { startedAtMs, firstDeliveries, log, stored: check.stored });

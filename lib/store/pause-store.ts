@@ -3,7 +3,7 @@ import { conditionalWrite, type DocClient, portClient } from './client.js';
 import { epochSeconds, isExpired, keys } from './keys.js';
 
 /**
- * An app the gateway holds back, shared by all sender containers: WeCom answered 45009 (`rate_limited`), or an
+ * An app the gateway pauses, shared by all sender containers: WeCom answered 45009 (`rate_limited`), or an
  * errcode the operator must fix (`config_error`: a wrong secret, an IP not in the trusted list…). Nothing is sent
  * for the app before `untilMs`; after it, one probe at a time tests whether the cause is gone. A probe that
  * succeeds deletes the item; one that fails the same way puts a longer pause (`level` + 1).
