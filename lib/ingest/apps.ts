@@ -71,7 +71,8 @@ export async function getAppState(
     deps.quotaUsage.usage(app, now),
     deps.tokens.describe(config),
   ]);
-  const configErrorWaitMs = (config.delivery?.configErrorHoldSeconds ?? DELIVERY_DEFAULTS.configErrorHoldSeconds) * 1000;
+  const configErrorWaitMs =
+    (config.delivery?.configErrorHoldSeconds ?? DELIVERY_DEFAULTS.configErrorHoldSeconds) * 1000;
   return {
     app,
     state: stateOf(pause, now),

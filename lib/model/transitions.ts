@@ -123,10 +123,11 @@ export interface FailedAttempt {
   /** When it started (ISO time). */
   startedAt: string;
   /**
-   * `no`: it certainly did not reach WeCom (WeCom answered an error, or it failed before `message/send` was
-   * called); `unknown`: `message/send` was called and its answer is missing (a timeout, a lost answer).
+   * True when it may have reached WeCom and no answer was recorded: `message/send` was called and its answer is
+   * missing (a timeout, a lost answer). False when it certainly did not reach WeCom (WeCom answered an error, or it
+   * failed before `message/send` was called).
    */
-  reached: 'no' | 'unknown';
+  inDoubt: boolean;
   /**
    * When the first earlier attempt that may have reached WeCom started (the queue body's or record's marker);
    * undefined when none may have. The sticky marker stays set.
@@ -142,13 +143,13 @@ export const MAX_LISTED_DEFERRALS = 20;
 
 /** The earliest time an attempt may have reached WeCom, once this attempt is known. */
 const mayHaveReachedSince = (a: FailedAttempt): string | undefined =>
-  a.earlierMayHaveReachedAt ?? (a.reached === 'unknown' ? a.startedAt : undefined);
+  a.earlierMayHaveReachedAt ?? (a.inDoubt ? a.startedAt : undefined);
 
 const attemptFields = (a: FailedAttempt) => {
   const since = mayHaveReachedSince(a);
   return {
     attemptsDelta: 1,
-    missedWecomAtReceive: a.reached === 'no' ? a.receive : (false as const),
+    missedWecomAtReceive: a.inDoubt ? (false as const) : a.receive,
     // This attempt may have reached WeCom, or ran with the check because an earlier one may have: sticky.
     ...(since ? { mayHaveReachedWecom: true as const, mayHaveReachedAt: since } : {}),
   };
@@ -199,9 +200,7 @@ export const changes = {
   retry: (at: string, attempt: FailedAttempt, generation?: number): StatusChange => ({
     ...change('retry', at, { type: 'retry', detail: attempt.detail }),
     ...attemptFields(attempt),
-    ...(generation !== undefined
-      ? { generation, missedWecomAtReceive: attempt.reached === 'no' ? 0 : false }
-      : {}),
+    ...(generation !== undefined ? { generation, missedWecomAtReceive: attempt.inDoubt ? false : 0 } : {}),
     eventMode: attempt.number > MAX_LISTED_RETRIES ? 'count' : 'append',
   }),
   /** The budget ran out with a failed attempt (`attempt`), or while waiting (no attempt: nothing was tried). */

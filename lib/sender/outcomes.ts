@@ -12,8 +12,8 @@ import { type IncomingRecord, nowOf, type Outcome, type SenderDeps } from './typ
 export interface AttemptContext {
   /** When it started (epoch ms). */
   startedAtMs: number;
-  /** `unknown` only when `message/send` itself was called and its answer is missing (review M3). */
-  reached: 'no' | 'unknown';
+  /** True only when `message/send` itself was called and its answer is missing. */
+  inDoubt: boolean;
   gate: Gate;
   log: Logger;
 }
@@ -51,7 +51,7 @@ export async function scheduleRetry(
   r: IncomingRecord,
   msg: QueuedMessage | undefined,
   err: unknown,
-  ctx: Pick<AttemptContext, 'startedAtMs' | 'reached'>,
+  ctx: Pick<AttemptContext, 'startedAtMs' | 'inDoubt'>,
 ): Promise<Outcome> {
   const now = nowOf(deps);
   const failures = (msg?.priorFailures ?? 0) + r.receiveCount;
@@ -66,7 +66,7 @@ export async function scheduleRetry(
       receive: r.receiveCount,
       number: failures,
       startedAt: new Date(ctx.startedAtMs).toISOString(),
-      reached: ctx.reached,
+      inDoubt: ctx.inDoubt,
       earlierMayHaveReachedAt: msg.mayHaveReachedWecom ? (msg.mayHaveReachedAt ?? msg.createdAt) : undefined,
       detail,
     };
@@ -98,8 +98,7 @@ async function requeue(
   attempt: FailedAttempt,
   delaySeconds: number,
 ): Promise<boolean> {
-  const since =
-    attempt.earlierMayHaveReachedAt ?? (attempt.reached === 'unknown' ? attempt.startedAt : undefined);
+  const since = attempt.earlierMayHaveReachedAt ?? (attempt.inDoubt ? attempt.startedAt : undefined);
   const copy: QueuedMessage = {
     ...msg,
     generation: msg.generation + 1,
@@ -160,7 +159,7 @@ export async function defer(
       err,
       messageId: msg.id,
     });
-    return scheduleRetry(deps, r, undefined, err, { startedAtMs: now, reached: 'no' });
+    return scheduleRetry(deps, r, undefined, err, { startedAtMs: now, inDoubt: false });
   }
   const at = new Date(now).toISOString();
   const change = changes.defer(

@@ -133,14 +133,15 @@ export async function sentPart(
   return 'retry';
 }
 
-/**
- * A part whose send may have reached WeCom (timeout, lost answer): its retry must be the very same request, so the
- * copy goes back with `first` set to exactly these recipients (and the rest held as before), after a backoff.
- */
-export function mayHaveReached(err: unknown): boolean {
-  return err instanceof WecomTransportError && err.reached !== 'no';
+/** True for a failed `message/send` that may have reached WeCom (no answer, and not a refused connection). */
+export function isInDoubt(err: unknown): boolean {
+  return err instanceof WecomTransportError && err.inDoubt;
 }
 
+/**
+ * A part whose send is in doubt (timeout, lost answer): its retry must be the very same request, so the copy goes
+ * back with `first` set to exactly these recipients (and the rest held as before), after a backoff.
+ */
 export async function retrySplit(
   deps: SenderDeps,
   r: IncomingRecord,

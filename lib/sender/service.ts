@@ -15,7 +15,7 @@ import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { deadlineOf, pastProtection } from './deadline.js';
 import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from './demand.js';
 import { defer, endAtDeadline, fail, refused, scheduleRetry } from './outcomes.js';
-import { mayHaveReached, restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
+import { isInDoubt, restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
 import type { Gate } from './pause.js';
 import { configHashOf, handleSendError, waitOutPause } from './pause-policy.js';
 import type { QuotaDecision } from './quota-types.js';
@@ -50,7 +50,7 @@ export async function processBatch(
         // Before `message/send` (nothing after it throws): this attempt did not reach WeCom.
         return scheduleRetry(deps, r, decodeQueuedMessage(r.body), err, {
           startedAtMs: nowOf(deps),
-          reached: 'no',
+          inDoubt: false,
         });
       }
     }),
@@ -194,7 +194,7 @@ async function send(
   try {
     sizing = await sizeFor(deps, app, recipients);
   } catch (err) {
-    return handleSendError(deps, r, msg, app, err, { ...attempt, reached: 'no' });
+    return handleSendError(deps, r, msg, app, err, { ...attempt, inDoubt: false });
   }
   if (sizing.unsized.length > 0) {
     await probeInconclusive(deps, msg, gate);
@@ -232,11 +232,10 @@ async function send(
         return { response, decision, touser: request.recipients.touser, duplicateCheck };
       } catch (err) {
         sendError = err;
-        if (decision.rest && mayHaveReached(err))
-          throw new SplitAttempt(err, request.recipients.touser, decision);
+        if (decision.rest && isInDoubt(err)) throw new SplitAttempt(err, request.recipients.touser, decision);
         // WeCom answered an error, or the request never left: nobody got it, so the members keep their slots (a
         // resend after a token refresh, or a retry, need not wait a pace).
-        if (!mayHaveReached(err)) await deps.quota.giveBack(decision);
+        if (!isInDoubt(err)) await deps.quota.giveBack(decision);
         throw err;
       }
     });
@@ -246,8 +245,8 @@ async function send(
       return retrySplit(deps, r, msg, recipients, err.touser, err.decision.rest?.held ?? {}, ctx.startedAtMs);
     }
     // Only `message/send` itself may have reached WeCom; a token, quota or DynamoDB error happened before it.
-    const reached = err === sendError && err instanceof WecomTransportError ? err.reached : 'no';
-    return handleSendError(deps, r, msg, app, err, { ...attempt, reached });
+    const inDoubt = err === sendError && err instanceof WecomTransportError && err.inDoubt;
+    return handleSendError(deps, r, msg, app, err, { ...attempt, inDoubt });
   }
   if ('refused' in sent) {
     await probeInconclusive(deps, msg, gate);

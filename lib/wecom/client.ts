@@ -48,11 +48,9 @@ export class WecomClient implements WecomApi {
     const res = await this.call<TokenResponse>('gettoken', 'GET', `/cgi-bin/gettoken?${query}`);
     // A token-less "success" must not be cached: it would never be fresh and every caller would fetch again.
     if (typeof res.access_token !== 'string' || !res.access_token || !(Number(res.expires_in) > 0)) {
-      throw new WecomTransportError(
-        'WeCom gettoken: answer without access_token/expires_in',
-        'unknown',
-        'BAD_BODY',
-      );
+      throw new WecomTransportError('WeCom gettoken: answer without access_token/expires_in', 'BAD_BODY', {
+        inDoubt: true,
+      });
     }
     return { access_token: res.access_token, expires_in: Number(res.expires_in) };
   }
@@ -105,20 +103,18 @@ export class WecomClient implements WecomApi {
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     if (statusCode >= 500 || statusCode === 429) {
-      throw new WecomTransportError(`WeCom ${api}: HTTP ${statusCode}`, 'unknown', `HTTP_${statusCode}`);
+      throw new WecomTransportError(`WeCom ${api}: HTTP ${statusCode}`, `HTTP_${statusCode}`, {
+        inDoubt: true,
+      });
     }
     let json: { errcode?: number; errmsg?: string } & Record<string, unknown>;
     try {
       json = JSON.parse(text);
     } catch (err) {
-      throw new WecomTransportError(
-        `WeCom ${api}: HTTP ${statusCode}, body is not JSON`,
-        'unknown',
-        'BAD_BODY',
-        {
-          cause: err,
-        },
-      );
+      throw new WecomTransportError(`WeCom ${api}: HTTP ${statusCode}, body is not JSON`, 'BAD_BODY', {
+        inDoubt: true,
+        cause: err,
+      });
     }
     if (statusCode !== 200 && typeof json.errcode !== 'number') {
       // Not WeCom speaking (e.g. a 404 from a wrong WECOM_API_BASE): not worth retrying into the DLQ.

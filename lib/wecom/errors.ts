@@ -51,18 +51,20 @@ export class TokenUnavailableError extends WecomError {
 }
 
 /**
- * No WeCom answer: network error, timeout, HTTP error or unparsable body. `reached` says whether the request may
- * have been processed (only a failure to connect proves it was not), which decides duplicate protection on retry.
+ * No WeCom answer: network error, timeout, HTTP error or unparsable body. `inDoubt`: the request may have reached
+ * WeCom and been processed (only a failure to connect proves it was not), which decides duplicate protection on
+ * retry.
  */
 export class WecomTransportError extends WecomError {
   override readonly name = 'WecomTransportError';
   override readonly code = 'wecom_transport_error';
+  readonly inDoubt: boolean;
   constructor(
     message: string,
-    readonly reached: 'no' | 'unknown',
     readonly transportCode: string,
-    options?: { cause?: unknown },
+    options: { inDoubt: boolean; cause?: unknown },
   ) {
-    super(message, options);
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
+    this.inDoubt = options.inDoubt;
   }
 }

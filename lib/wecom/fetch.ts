@@ -38,14 +38,10 @@ export function createFetchTransport(opts: FetchTransportOptions): HttpTransport
         const cause = (err as { cause?: { code?: unknown } }).cause;
         const code =
           typeof cause?.code === 'string' ? cause.code : err instanceof Error ? err.name : 'UNKNOWN';
-        throw new WecomTransportError(
-          `WeCom ${path.split('?')[0]}: ${code}`,
-          NOT_SENT_CODES.has(code) ? 'no' : 'unknown',
-          code,
-          {
-            cause: err,
-          },
-        );
+        throw new WecomTransportError(`WeCom ${path.split('?')[0]}: ${code}`, code, {
+          inDoubt: !NOT_SENT_CODES.has(code),
+          cause: err,
+        });
       }
     },
     close: async () => undefined,

@@ -46,14 +46,10 @@ export function createUndiciTransport(opts: UndiciTransportOptions): HttpTranspo
         return { statusCode: res.statusCode, text: await res.body.text() };
       } catch (err) {
         const code = transportCode(err);
-        throw new WecomTransportError(
-          `WeCom ${path.split('?')[0]}: ${code}`,
-          NOT_SENT_CODES.has(code) ? 'no' : 'unknown',
-          code,
-          {
-            cause: err,
-          },
-        );
+        throw new WecomTransportError(`WeCom ${path.split('?')[0]}: ${code}`, code, {
+          inDoubt: !NOT_SENT_CODES.has(code),
+          cause: err,
+        });
       }
     },
     close: () => pool.close(),

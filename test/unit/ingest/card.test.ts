@@ -57,7 +57,7 @@ describe('updateCard', () => {
   });
 
   it('puts a code back when WeCom did not take it: a transport failure (503) or a refusal (409)', async () => {
-    let fail: Error | undefined = new WecomTransportError('down', 'no', 'ECONNREFUSED');
+    let fail: Error | undefined = new WecomTransportError('down', 'ECONNREFUSED', { inDoubt: false });
     const f = fakeIngest({
       now: () => NOW,
       wecomUpdateCard: async () => {

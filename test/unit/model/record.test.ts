@@ -87,7 +87,7 @@ describe('mayHaveReachedWecomBefore (the redelivery proof)', () => {
         receive,
         number: receive,
         startedAt: AT,
-        reached: 'no',
+        inDoubt: false,
         earlierMayHaveReachedAt: undefined,
         detail: 'x',
       }),

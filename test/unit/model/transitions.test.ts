@@ -19,7 +19,7 @@ const attempt: FailedAttempt = {
   receive: 2,
   number: 2,
   startedAt: AT,
-  reached: 'no',
+  inDoubt: false,
   earlierMayHaveReachedAt: undefined,
   detail: 'errcode -1',
 };
@@ -127,10 +127,7 @@ describe('changes', () => {
     expect(proved).toMatchObject({ lastAttemptReachedWecom: false, notReachedAtReceive: 2 });
     expect(proved).not.toHaveProperty('mayHaveReachedWecom');
 
-    const unknown = applyChange(
-      proved ?? messageRecord(),
-      changes.retry(AT, { ...attempt, reached: 'unknown' }),
-    );
+    const unknown = applyChange(proved ?? messageRecord(), changes.retry(AT, { ...attempt, inDoubt: true }));
     expect(unknown).not.toHaveProperty('lastAttemptReachedWecom');
     expect(unknown).not.toHaveProperty('notReachedAtReceive');
     expect(unknown?.mayHaveReachedWecom).toBe(true);
@@ -149,7 +146,7 @@ describe('changes', () => {
     });
     expect(changes.defer(AT, 2, undefined, 'paused')).not.toHaveProperty('mayHaveReachedWecom');
     // The first time wins: a later unknown attempt does not move it.
-    const first = applyChange(messageRecord(), changes.retry(AT, { ...attempt, reached: 'unknown' }));
+    const first = applyChange(messageRecord(), changes.retry(AT, { ...attempt, inDoubt: true }));
     const later = first && applyChange(first, changes.retry('2026-12-01T09:00:00.000Z', earlier));
     expect(later?.mayHaveReachedAt).toBe(AT);
     // A deferral proves its own receive missed WeCom: receive 0 of the new copy's generation.

@@ -185,7 +185,7 @@ describe('a message is retried for its time budget, not for a number of receives
     const old = JSON.stringify({ ...m.body() });
     expect(decodeQueuedMessage(old)).toBeDefined();
     h.wecom.script.push(async () => {
-      throw new WecomTransportError('timeout', 'unknown', 'UND_ERR_HEADERS_TIMEOUT');
+      throw new WecomTransportError('timeout', 'UND_ERR_HEADERS_TIMEOUT', { inDoubt: true });
     });
     clock.advance(23 * 3_600_000); // 23 h after acceptance: within the 24 h default budget
 

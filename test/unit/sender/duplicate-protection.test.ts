@@ -8,7 +8,7 @@ import { queued, senderHarness, textRequest } from '#test/helpers/unit-sender.js
 
 const START = Date.parse('2026-12-01T08:00:07Z');
 const lostAnswer = async (): Promise<never> => {
-  throw new WecomTransportError('socket hang up after the request was sent', 'unknown', 'ECONNRESET');
+  throw new WecomTransportError('socket hang up after the request was sent', 'ECONNRESET', { inDoubt: true });
 };
 
 /**
@@ -143,11 +143,9 @@ describe('duplicate protection: every attempt is the same request', () => {
     await h.store.create(m.record);
     if (where === 'gettoken') {
       h.wecom.getToken = async () => {
-        throw new WecomTransportError(
-          'WeCom gettoken: headers timeout',
-          'unknown',
-          'UND_ERR_HEADERS_TIMEOUT',
-        );
+        throw new WecomTransportError('WeCom gettoken: headers timeout', 'UND_ERR_HEADERS_TIMEOUT', {
+          inDoubt: true,
+        });
       };
     } else {
       h.deps.quota.acquire = async () => {

@@ -8,7 +8,7 @@ import { queued, senderHarness, textRequest } from '#test/helpers/unit-sender.js
 
 const START = Date.parse('2026-12-01T08:00:07Z');
 const lostAnswer = async (): Promise<never> => {
-  throw new WecomTransportError('socket hang up after the request was sent', 'unknown', 'ECONNRESET');
+  throw new WecomTransportError('socket hang up after the request was sent', 'ECONNRESET', { inDoubt: true });
 };
 
 /** Books `member`'s line (normal lane: a slot every 60 s ÷ 19) about `slots` slots ahead, as other messages would. */

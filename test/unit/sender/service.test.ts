@@ -29,7 +29,7 @@ describe('processBatch', () => {
     const m = queued('msg_legacy', START, textRequest(), { duplicateCheckSeconds: undefined });
     await h.store.create(m.record);
     h.wecom.script.push(async () => {
-      throw new WecomTransportError('timeout', 'unknown', 'UND_ERR_HEADERS_TIMEOUT');
+      throw new WecomTransportError('timeout', 'UND_ERR_HEADERS_TIMEOUT', { inDoubt: true });
     });
 
     await processBatch(h.deps, [m.sqs(m.body(), 1)]);
@@ -153,7 +153,7 @@ describe('processBatch', () => {
     const m = queued('msg_4', START, textRequest(), { duplicateCheckSeconds: undefined });
     await h.store.create(m.record);
     h.wecom.script.push(async () => {
-      throw new WecomTransportError('timeout', 'unknown', 'UND_ERR_HEADERS_TIMEOUT');
+      throw new WecomTransportError('timeout', 'UND_ERR_HEADERS_TIMEOUT', { inDoubt: true });
     });
 
     await processBatch(h.deps, [m.sqs(m.body(), 1)]);
@@ -187,7 +187,7 @@ describe('processBatch', () => {
         throw new WecomApiError(-1, 'system busy', 'message/send');
       },
       async () => {
-        throw new WecomTransportError('timeout', 'unknown', 'UND_ERR_HEADERS_TIMEOUT');
+        throw new WecomTransportError('timeout', 'UND_ERR_HEADERS_TIMEOUT', { inDoubt: true });
       },
     );
     await processBatch(h.deps, [busy.sqs(busy.body(), 1)]);
@@ -265,7 +265,7 @@ describe('processBatch', () => {
     await h.store.create(m.record);
     h.wecom.script.push(
       async () => {
-        throw new WecomTransportError('timeout', 'unknown', 'UND_ERR_HEADERS_TIMEOUT');
+        throw new WecomTransportError('timeout', 'UND_ERR_HEADERS_TIMEOUT', { inDoubt: true });
       },
       async () => {
         throw new WecomApiError(-1, 'system busy', 'message/send');
@@ -287,7 +287,7 @@ describe('processBatch', () => {
     const m = queued('msg_10', START);
     await h.store.create(m.record);
     h.wecom.script.push(async () => {
-      throw new WecomTransportError('timeout', 'unknown', 'UND_ERR_HEADERS_TIMEOUT');
+      throw new WecomTransportError('timeout', 'UND_ERR_HEADERS_TIMEOUT', { inDoubt: true });
     });
     await processBatch(h.deps, [m.sqs(m.body(), 1)]);
     clock.advance(10_000);

@@ -53,11 +53,11 @@ describe('DynamoMessageStore (dynalite)', () => {
     receive: 2,
     number: 2,
     startedAt: at,
-    reached: 'unknown',
+    inDoubt: true,
     earlierMayHaveReachedAt: undefined,
     detail: 'ETIMEDOUT',
   };
-  const missed: FailedAttempt = { ...noProof, receive: 1, number: 1, reached: 'no', detail: 'errcode -1' };
+  const missed: FailedAttempt = { ...noProof, receive: 1, number: 1, inDoubt: false, detail: 'errcode -1' };
   const namedChanges: [string, StatusChange][] = [
     ['withdraw', changes.withdraw(at, 'enqueue_failed')],
     ['send', changes.send(at, { msgid: 'MSGID1', invaliduser: 'ghost' })],

@@ -122,7 +122,7 @@ describe('WecomClient with an undici MockPool', () => {
     const err = await rejectionOf(wecom.send(TOKEN, { touser: 'alice' }));
 
     expect(err).toBeInstanceOf(WecomTransportError);
-    expect(err).toMatchObject({ reached: 'unknown', transportCode: 'HTTP_502' });
+    expect(err).toMatchObject({ inDoubt: true, transportCode: 'HTTP_502' });
     expect((err as Error).message).not.toContain(TOKEN);
   });
 
@@ -134,7 +134,7 @@ describe('WecomClient with an undici MockPool', () => {
     const err = await rejectionOf(wecom.send(TOKEN, { touser: 'alice' }));
 
     expect(err).toBeInstanceOf(WecomTransportError);
-    expect(err).toMatchObject({ reached: 'unknown', transportCode: 'BAD_BODY' });
+    expect(err).toMatchObject({ inDoubt: true, transportCode: 'BAD_BODY' });
   });
 
   it('turns a socket error into a transport error that may have reached WeCom, without the token', async () => {
@@ -145,7 +145,7 @@ describe('WecomClient with an undici MockPool', () => {
     const err = await rejectionOf(wecom.send(TOKEN, { touser: 'alice' }));
 
     expect(err).toBeInstanceOf(WecomTransportError);
-    expect(err).toMatchObject({ reached: 'unknown', transportCode: 'UND_ERR_SOCKET' });
+    expect(err).toMatchObject({ inDoubt: true, transportCode: 'UND_ERR_SOCKET' });
     expect((err as Error).message).not.toContain(TOKEN);
   });
 });

@@ -25,7 +25,7 @@ describe('WecomClient on real loopback sockets', () => {
     const err = await rejectionOf(wecom.send(TOKEN, { touser: 'alice' }));
 
     expect(err).toBeInstanceOf(WecomTransportError);
-    expect(err).toMatchObject({ reached: 'unknown', transportCode: 'UND_ERR_HEADERS_TIMEOUT' });
+    expect(err).toMatchObject({ inDoubt: true, transportCode: 'UND_ERR_HEADERS_TIMEOUT' });
     expect((err as Error).message).not.toContain(TOKEN);
     expect(held).toHaveLength(1);
   });
@@ -37,7 +37,7 @@ describe('WecomClient on real loopback sockets', () => {
     const err = await rejectionOf(wecom.send(TOKEN, { touser: 'alice' }));
 
     expect(err).toBeInstanceOf(WecomTransportError);
-    expect(err).toMatchObject({ reached: 'no', transportCode: 'ECONNREFUSED' });
+    expect(err).toMatchObject({ inDoubt: false, transportCode: 'ECONNREFUSED' });
     expect((err as Error).message).not.toContain(TOKEN);
   });
 

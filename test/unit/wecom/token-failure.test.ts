@@ -103,7 +103,7 @@ describe('TokenCache after a failed gettoken (no token storm)', () => {
     const store = new InMemoryTokenStore(clock.now);
     const { api, calledAt } = failingGettoken(
       clock.now,
-      () => new WecomTransportError('WeCom gettoken: HTTP 502', 'unknown', 'HTTP_502'),
+      () => new WecomTransportError('WeCom gettoken: HTTP 502', 'HTTP_502', { inDoubt: true }),
     );
     const cache = new TokenCache(store, api, { now: clock.now, sleep: clock.yieldOnly });
 
