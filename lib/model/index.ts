@@ -18,11 +18,12 @@ export {
 } from './queue-body.js';
 export {
   type FirstDelivery,
+  type InDoubt,
+  inDoubtOnRedelivery,
   type MessageError,
   type MessageEvent,
   type MessageRecord,
   type MessageStatus,
-  mayHaveReachedWecomBefore,
   newRecord,
   PENDING_STATUSES,
   RECEIPT_LISTS,
@@ -40,6 +41,7 @@ export {
   applyChange,
   changes,
   type FailedAttempt,
+  inDoubtAfter,
   MAX_LISTED_DEFERRALS,
   MAX_LISTED_RETRIES,
   type StatusChange,

@@ -1,4 +1,4 @@
-import type { MessageRecord, RecordOrigin } from './record.js';
+import type { InDoubt, MessageRecord, RecordOrigin } from './record.js';
 
 /**
  * The SQS message body: everything the sender needs, so a first delivery needs no DynamoDB read. Messages stay
@@ -10,10 +10,8 @@ export interface QueuedMessage extends RecordOrigin {
   v: 1;
   /** Deferral generation of this copy (see MessageRecord.generation). */
   generation: number;
-  /** Carried by deferred copies: an attempt before the deferral may have reached WeCom (see MessageRecord). */
-  mayHaveReachedWecom?: true;
-  /** Carried by deferred copies: when the first of those attempts started (see MessageRecord). */
-  mayHaveReachedAt?: string;
+  /** Carried by deferred copies: an attempt before the deferral was in doubt (see MessageRecord). */
+  inDoubt?: InDoubt;
   /**
    * Carried by copies made for a retry: failed attempts before this copy. The retry backoff keeps growing across
    * copies, which reset SQS's receive count (absent: none).
@@ -60,15 +58,32 @@ export const toQueuedMessage = (r: MessageRecord): QueuedMessage => ({
   ...(r.duplicateCheckSeconds !== undefined ? { duplicateCheckSeconds: r.duplicateCheckSeconds } : {}),
 });
 
+/**
+ * The in-doubt marker as it travels: under the names older versions read, because a version rolled back to reads
+ * the bodies a newer one queued (for up to 14 days). Bodies from before `mayHaveReachedAt` carry the flag alone.
+ */
+interface WireInDoubt {
+  mayHaveReachedWecom?: true;
+  mayHaveReachedAt?: string;
+}
+
 /** The SQS `MessageBody` of a queued message. */
-export const encodeQueuedMessage = (m: QueuedMessage): string => JSON.stringify(m);
+export function encodeQueuedMessage(m: QueuedMessage): string {
+  const { inDoubt, ...rest } = m;
+  const wire: WireInDoubt = inDoubt ? { mayHaveReachedWecom: true, mayHaveReachedAt: inDoubt.since } : {};
+  return JSON.stringify({ ...rest, ...wire });
+}
 
 /** The queued message in an SQS body; undefined for a body of an unknown version or shape (it is dropped). */
 export function decodeQueuedMessage(body: string): QueuedMessage | undefined {
+  let parsed: (QueuedMessage & WireInDoubt) | null;
   try {
-    const m = JSON.parse(body) as QueuedMessage;
-    return m && m.v === 1 && typeof m.id === 'string' && m.request ? m : undefined;
+    parsed = JSON.parse(body);
   } catch {
     return undefined;
   }
+  if (parsed?.v !== 1 || typeof parsed.id !== 'string' || !parsed.request) return undefined;
+  const { mayHaveReachedWecom, mayHaveReachedAt, ...m } = parsed;
+  // A flag without its time: in doubt since acceptance, the earliest an attempt can have started.
+  return mayHaveReachedWecom ? { ...m, inDoubt: { since: mayHaveReachedAt ?? m.createdAt } } : m;
 }

@@ -81,6 +81,16 @@ export interface MessageEvent {
   detail?: string;
 }
 
+/**
+ * A message is in doubt once an attempt may have reached WeCom and no answer was recorded (a timeout, a lost answer,
+ * a crash between sending and recording), since the start of the first such attempt. Every later send of it must go
+ * with WeCom's duplicate check on, and only within its interval after `since`, so that WeCom drops a repeat.
+ */
+export interface InDoubt {
+  /** When the first attempt in doubt started (ISO time). */
+  since: string;
+}
+
 /** What the gateway stores per accepted message. */
 export interface MessageRecord {
   id: string;
@@ -111,10 +121,12 @@ export interface MessageRecord {
   /** How many events were counted here instead of being appended to `events`. */
   eventsOmitted?: number;
   /**
-   * When the first attempt that may have reached WeCom without a recorded answer started (ISO time). WeCom's
-   * duplicate check protects a resend only within the message's interval after it (lib/sender).
+   * Sticky: set once any attempt is in doubt (a timeout, or an attempt that itself ran with the duplicate check
+   * because an earlier one was). Every later attempt — redelivery or deferred copy — must then let WeCom's duplicate
+   * check drop a repeat, within its interval after `since`; proof that the *last* attempt missed WeCom says nothing
+   * about the ones before it.
    */
-  mayHaveReachedAt?: string;
+  inDoubt?: InDoubt;
   /**
    * A first delivery's outcome, stored beside the record (lib/store) and folded into it on read; set on a record
    * read back whose `sent` status came from it.
@@ -133,13 +145,6 @@ export interface MessageRecord {
   lastAttemptReachedWecom?: false;
   /** Receive count (of `generation`) whose attempt did not reach WeCom; 0 = the deferral that made the copy. */
   notReachedAtReceive?: number;
-  /**
-   * Sticky: set once any attempt may have reached WeCom without a recorded success (a timeout, or an attempt that
-   * itself ran with the duplicate check because an earlier one may have). Every later attempt — redelivery or
-   * deferred copy — must then let WeCom's duplicate check drop a repeat; proof that the *last* attempt missed
-   * WeCom says nothing about the ones before it.
-   */
-  mayHaveReachedWecom?: true;
   /** Highest deferred copy (generation) that has claimed the right to send: a duplicate copy stands down. */
   claimedGeneration?: number;
   /** See RecordOrigin. */
@@ -218,15 +223,11 @@ export const sentEvent = (at: string, receipt: WecomReceipt): MessageEvent => ({
 /**
  * The redelivery proof: must a redelivered message (receive `receive` of deferral generation `generation`) go out
  * with WeCom's duplicate check on? Only when its record proves that the attempt right before this receive did not
- * reach WeCom may it go without. Anything since that proof (a timeout, a crash between sending and recording) may
- * have reached WeCom; and once any attempt may have (`mayHaveReachedWecom`, sticky), every later one needs the check.
+ * reach WeCom may it go without. Anything since that proof (a timeout, a crash between sending and recording) is in
+ * doubt; and once the message is in doubt (`inDoubt`, sticky), every later attempt needs the check.
  */
-export function mayHaveReachedWecomBefore(
-  stored: MessageRecord,
-  generation: number,
-  receive: number,
-): boolean {
-  if (stored.mayHaveReachedWecom === true) return true;
+export function inDoubtOnRedelivery(stored: MessageRecord, generation: number, receive: number): boolean {
+  if (stored.inDoubt) return true;
   const provedMissed =
     stored.lastAttemptReachedWecom === false &&
     stored.generation === generation &&

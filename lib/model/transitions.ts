@@ -1,5 +1,6 @@
 import {
   type FirstDelivery,
+  type InDoubt,
   type MessageError,
   type MessageEvent,
   type MessageRecord,
@@ -76,22 +77,20 @@ export interface StatusChange {
    * record's `lastEvent` and counted in `eventsOmitted` instead of being appended, so the item stays bounded.
    */
   eventMode?: 'append' | 'count';
-  /** Sets `mayHaveReachedAt` unless the record has one (the earliest such time wins). */
-  mayHaveReachedAt?: string;
+  /** Marks the message in doubt (sticky); its `since` yields to the record's, so the earliest such time wins. */
+  inDoubt?: InDoubt;
   /**
    * What this change proves about the attempt it records. A number: the attempt certainly did not reach WeCom, and
    * was that receive of its generation (0: the deferral that made the copy). `false`: no proof (clears an older one).
    */
   missedWecomAtReceive?: number | false;
-  /** Sets the sticky `mayHaveReachedWecom` marker (never cleared). */
-  mayHaveReachedWecom?: true;
   /**
    * A further condition: the record's generation must be this one. For changes made outside the sender from a
    * copy it read (an operator's DLQ tools): a newer copy owns the message, and an older one must not touch it.
    */
   ifGeneration?: number;
-  /** `mayHaveReachedAt` replaces the record's instead of yielding to it (a forced redrive starts protection afresh). */
-  replaceMayHaveReachedAt?: true;
+  /** `inDoubt` replaces the record's instead of yielding to it (a forced redrive starts protection afresh). */
+  replaceInDoubt?: true;
   /** Removes the record's `error` (a redriven message is no longer dead). */
   clearError?: true;
   /** Appended to `parts`. */
@@ -128,11 +127,8 @@ export interface FailedAttempt {
    * failed before `message/send` was called).
    */
   inDoubt: boolean;
-  /**
-   * When the first earlier attempt that may have reached WeCom started (the queue body's or record's marker);
-   * undefined when none may have. The sticky marker stays set.
-   */
-  earlierMayHaveReachedAt: string | undefined;
+  /** The message was in doubt already before this attempt (the queue body's marker); undefined when it was not. */
+  earlierInDoubt: InDoubt | undefined;
   /** Short cause for the event list: `errcode 45033`, `ECONNRESET`. */
   detail: string;
 }
@@ -141,17 +137,17 @@ export interface FailedAttempt {
 export const MAX_LISTED_RETRIES = 20;
 export const MAX_LISTED_DEFERRALS = 20;
 
-/** The earliest time an attempt may have reached WeCom, once this attempt is known. */
-const mayHaveReachedSince = (a: FailedAttempt): string | undefined =>
-  a.earlierMayHaveReachedAt ?? (a.inDoubt ? a.startedAt : undefined);
+/** Whether, and since when, the message is in doubt once this attempt failed. */
+export const inDoubtAfter = (a: FailedAttempt): InDoubt | undefined =>
+  a.earlierInDoubt ?? (a.inDoubt ? { since: a.startedAt } : undefined);
 
 const attemptFields = (a: FailedAttempt) => {
-  const since = mayHaveReachedSince(a);
+  const inDoubt = inDoubtAfter(a);
   return {
     attemptsDelta: 1,
     missedWecomAtReceive: a.inDoubt ? (false as const) : a.receive,
-    // This attempt may have reached WeCom, or ran with the check because an earlier one may have: sticky.
-    ...(since ? { mayHaveReachedWecom: true as const, mayHaveReachedAt: since } : {}),
+    // This attempt is in doubt, or ran with the check because an earlier one was: sticky.
+    ...(inDoubt ? { inDoubt } : {}),
   };
 };
 
@@ -176,12 +172,12 @@ export const changes = {
   /**
    * Some recipients got the message (`touser`); `waiting` others wait for their slots in the copy of generation
    * `generation` (absent: the copy could not be queued, the message is retried and skips whoever got it).
-   * `mayHaveReachedAt`: this send retried an attempt whose answer was lost (kept like any such marker).
+   * `inDoubt`: this send retried an attempt whose answer was lost (kept like any such marker).
    */
   sendPart: (
     at: string,
     receipt: WecomReceipt,
-    part: { touser: string[]; waiting: number; generation?: number; mayHaveReachedAt?: string },
+    part: { touser: string[]; waiting: number; generation?: number; inDoubt?: InDoubt },
   ): StatusChange => ({
     ...change('sendPart', at, {
       type: 'part_sent',
@@ -192,9 +188,7 @@ export const changes = {
     ...(part.generation !== undefined ? { generation: part.generation, missedWecomAtReceive: 0 } : {}),
     // A message waiting long in many parts lists the first ones (the parts themselves are all kept).
     eventMode: (part.generation ?? 0) > MAX_LISTED_DEFERRALS ? 'count' : 'append',
-    ...(part.mayHaveReachedAt !== undefined
-      ? { mayHaveReachedWecom: true as const, mayHaveReachedAt: part.mayHaveReachedAt }
-      : {}),
+    ...(part.inDoubt !== undefined ? { inDoubt: part.inDoubt } : {}),
   }),
   /** `generation`: set when the retry travels as a fresh copy (its receive count starts again). */
   retry: (at: string, attempt: FailedAttempt, generation?: number): StatusChange => ({
@@ -214,20 +208,15 @@ export const changes = {
     error,
   }),
   /**
-   * `generation`: the new copy's; `mayHaveReachedAt`: when the first attempt that may have reached WeCom started
-   * (undefined: none may have); `detail` says why and for how long.
+   * `generation`: the new copy's; `inDoubt`: the message's marker (undefined: it is not in doubt); `detail` says
+   * why and for how long.
    */
-  defer: (
-    at: string,
-    generation: number,
-    mayHaveReachedAt: string | undefined,
-    detail: string,
-  ): StatusChange => ({
+  defer: (at: string, generation: number, inDoubt: InDoubt | undefined, detail: string): StatusChange => ({
     ...change('defer', at, { type: 'deferred', detail }),
     generation,
     // Deferring proves this receive did not reach WeCom; the copy's own first receive may rely on that.
     missedWecomAtReceive: 0,
-    ...(mayHaveReachedAt ? { mayHaveReachedWecom: true as const, mayHaveReachedAt } : {}),
+    ...(inDoubt ? { inDoubt } : {}),
     eventMode: generation > MAX_LISTED_DEFERRALS ? 'count' : 'append',
   }),
   fail: (at: string, error: MessageError): StatusChange => ({
@@ -243,20 +232,19 @@ export const changes = {
     error,
   }),
   /**
-   * `from`: the record's generation as read (the condition); `to`: the new copy's (above any copy seen). `mayHaveReachedAt`: when
-   * the first attempt that may have reached WeCom started; `forced`: the operator sends it although WeCom's
-   * duplicate check no longer covers that attempt, so protection counts from this redrive instead.
+   * `from`: the record's generation as read (the condition); `to`: the new copy's (above any copy seen). `inDoubt`:
+   * since when the message is in doubt; `forced`: the operator sends it although WeCom's duplicate check no longer
+   * covers that time, so protection counts from this redrive instead.
    */
   redrive: (
     at: string,
-    r: { from: number; to: number; mayHaveReachedAt: string; forced: boolean; detail: string },
+    r: { from: number; to: number; inDoubt: InDoubt; forced: boolean; detail: string },
   ): StatusChange => ({
     ...change('redrive', at, { type: 'redriven', detail: r.detail }),
     ifGeneration: r.from,
     generation: r.to,
-    mayHaveReachedWecom: true,
-    mayHaveReachedAt: r.mayHaveReachedAt,
-    ...(r.forced ? { replaceMayHaveReachedAt: true as const } : {}),
+    inDoubt: r.inDoubt,
+    ...(r.forced ? { replaceInDoubt: true as const } : {}),
     // Whatever an earlier receive proved, this copy starts unproven.
     missedWecomAtReceive: false,
     clearError: true,
@@ -280,9 +268,7 @@ export function applyChange(record: MessageRecord, c: StatusChange): MessageReco
   if (c.error) r.error = c.error;
   if (c.sentAt) r.sentAt = c.sentAt;
   if (c.generation !== undefined) r.generation = c.generation;
-  if (c.mayHaveReachedWecom) r.mayHaveReachedWecom = true;
-  if (c.mayHaveReachedAt && (record.mayHaveReachedAt === undefined || c.replaceMayHaveReachedAt))
-    r.mayHaveReachedAt = c.mayHaveReachedAt;
+  if (c.inDoubt && (record.inDoubt === undefined || c.replaceInDoubt)) r.inDoubt = c.inDoubt;
   if (c.clearError) delete r.error;
   if (c.part) r.parts = [...(record.parts ?? []), c.part];
   if (c.missedWecomAtReceive === false) {

@@ -1,6 +1,7 @@
 import {
   changes,
   decodeQueuedMessage,
+  type InDoubt,
   type MessageEvent,
   type MessageRecord,
   type MessageStatus,
@@ -277,17 +278,16 @@ async function redriveOne(deps: DlqDeps, seen: Examined, force: boolean): Promis
 
   if (view.state === 'redrive_interrupted') {
     // The record already says redriven (generation G); a second copy of G is harmless: only one claims the send.
-    const copy = redrivenCopy(msg, record.generation, record.mayHaveReachedAt ?? msg.createdAt, at);
+    const copy = redrivenCopy(msg, record.generation, record.inDoubt?.since ?? msg.createdAt, at);
     await deps.lanes.enqueue(view.lane, copy);
     return { ...result('redriven', 'finished an interrupted redrive'), status: record.status };
   }
 
-  // When the first attempt that may have reached WeCom started: no attempt of this copy began before it was sent.
-  const carried = msg.mayHaveReachedWecom ? (msg.mayHaveReachedAt ?? msg.createdAt) : undefined;
+  // Since when the message is in doubt: no attempt of this copy began before it was sent.
   const since =
     earliest(
-      record.mayHaveReachedAt,
-      carried,
+      record.inDoubt?.since,
+      msg.inDoubt?.since,
       letter.sentAtMs !== undefined ? new Date(letter.sentAtMs).toISOString() : msg.createdAt,
     ) ?? msg.createdAt;
   const generation = Math.max(record.generation, msg.generation, record.claimedGeneration ?? -1) + 1;
@@ -308,7 +308,7 @@ async function redriveOne(deps: DlqDeps, seen: Examined, force: boolean): Promis
     changes.redrive(at, {
       from: record.generation,
       to: generation,
-      mayHaveReachedAt: copy.mayHaveReachedAt ?? since,
+      inDoubt: copy.inDoubt,
       forced: unprotected,
       detail: `from the ${view.lane} lane's dead-letter queue${unprotected ? ' (forced)' : ''}`,
     }),
@@ -322,8 +322,13 @@ async function redriveOne(deps: DlqDeps, seen: Examined, force: boolean): Promis
   return { ...result('redriven', notes.join('; ')), status: STATUS.queued };
 }
 
-/** The copy a redrive queues: like a deferred copy, marked as possibly delivered since `since`, budget from `at`. */
-function redrivenCopy(msg: QueuedMessage, generation: number, since: string, at: string): QueuedMessage {
+/** The copy a redrive queues: like a deferred copy, in doubt since `since`, budget from `at`. */
+function redrivenCopy(
+  msg: QueuedMessage,
+  generation: number,
+  since: string,
+  at: string,
+): QueuedMessage & { inDoubt: InDoubt } {
   const { priorFailures: _restart, ...rest } = msg;
-  return { ...rest, generation, mayHaveReachedWecom: true, mayHaveReachedAt: since, redrivenAt: at };
+  return { ...rest, generation, inDoubt: { since }, redrivenAt: at };
 }

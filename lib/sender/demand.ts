@@ -89,7 +89,7 @@ export function quotaDemand(
     quota: app.quota,
     priority: msg.priority,
     members,
-    splittable: !broadcast && msg.part?.first === undefined && msg.mayHaveReachedWecom !== true,
+    splittable: !broadcast && msg.part?.first === undefined && msg.inDoubt === undefined,
     extraPersonTimes: sizing.sizedPersonTimes,
     broadcasts: sizing.sized > 0 ? 1 : 0,
     broadcastShare: app.broadcast?.memberShare ?? 0,

@@ -1,4 +1,10 @@
-import { changes, type FailedAttempt, type QueuedMessage, type QueuedPart } from '#lib/model/index.js';
+import {
+  changes,
+  type FailedAttempt,
+  inDoubtAfter,
+  type QueuedMessage,
+  type QueuedPart,
+} from '#lib/model/index.js';
 import type { Logger } from '#lib/observability/index.js';
 import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
 import { TokenUnavailableError, WecomApiError } from '#lib/wecom/index.js';
@@ -67,7 +73,7 @@ export async function scheduleRetry(
       number: failures,
       startedAt: new Date(ctx.startedAtMs).toISOString(),
       inDoubt: ctx.inDoubt,
-      earlierMayHaveReachedAt: msg.mayHaveReachedWecom ? (msg.mayHaveReachedAt ?? msg.createdAt) : undefined,
+      earlierInDoubt: msg.inDoubt,
       detail,
     };
     const deadline = deadlineOf(msg, deps.config.apps[msg.app]);
@@ -98,12 +104,12 @@ async function requeue(
   attempt: FailedAttempt,
   delaySeconds: number,
 ): Promise<boolean> {
-  const since = attempt.earlierMayHaveReachedAt ?? (attempt.inDoubt ? attempt.startedAt : undefined);
+  const inDoubt = inDoubtAfter(attempt);
   const copy: QueuedMessage = {
     ...msg,
     generation: msg.generation + 1,
     priorFailures: attempt.number,
-    ...(since ? { mayHaveReachedWecom: true as const, mayHaveReachedAt: since } : {}),
+    ...(inDoubt ? { inDoubt } : {}),
   };
   try {
     await deps.queue.enqueue(r.lane, copy, Math.min(MAX_DELAY_SECONDS, delaySeconds));
@@ -162,12 +168,7 @@ export async function defer(
     return scheduleRetry(deps, r, undefined, err, { startedAtMs: now, inDoubt: false });
   }
   const at = new Date(now).toISOString();
-  const change = changes.defer(
-    at,
-    copy.generation,
-    msg.mayHaveReachedWecom ? (msg.mayHaveReachedAt ?? msg.createdAt) : undefined,
-    `${reason}; retry in ${delaySeconds}s`,
-  );
+  const change = changes.defer(at, copy.generation, msg.inDoubt, `${reason}; retry in ${delaySeconds}s`);
   await deps.messages
     .transition(msg.id, change)
     .catch((err: unknown) => deps.logger.error('could not record the deferral', { err, messageId: msg.id }));

@@ -100,13 +100,12 @@ export async function sentPart(
   const at = new Date(nowOf(deps)).toISOString();
   // The rest is a request of its own, never attempted: whatever an earlier attempt left unknown is about another
   // request (recorded on the message), so the copy carries no such marker and may itself be split again.
-  const { mayHaveReachedWecom: _reached, mayHaveReachedAt: _since, ...base } = msg;
+  const { inDoubt, ...base } = msg;
   const copy: QueuedMessage = {
     ...base,
     generation: msg.generation + 1,
     part: { touser: rest.touser, ...(Object.keys(rest.held).length ? { held: rest.held } : {}) },
   };
-  const mayHaveReachedAt = msg.mayHaveReachedWecom ? (msg.mayHaveReachedAt ?? msg.createdAt) : undefined;
   let generation: number | undefined = copy.generation;
   try {
     await enqueueCopy(deps, r, copy, rest.wakeAtMs, Object.keys(rest.held).length > 0);
@@ -120,7 +119,7 @@ export async function sentPart(
     touser,
     waiting: rest.touser.length,
     ...(generation !== undefined ? { generation } : {}),
-    ...(mayHaveReachedAt !== undefined ? { mayHaveReachedAt } : {}),
+    ...(inDoubt ? { inDoubt } : {}),
   });
   const recorded = await deps.messages.transition(msg.id, change).catch((err: unknown) => {
     log.error('could not record a sent part', { err });
@@ -159,11 +158,11 @@ export async function retrySplit(
     first: attempted,
     ...(Object.keys(held).length ? { held } : {}),
   };
-  const since = msg.mayHaveReachedAt ?? new Date(startedAtMs).toISOString();
+  const inDoubt = msg.inDoubt ?? { since: new Date(startedAtMs).toISOString() };
   return defer(
     deps,
     r,
-    { ...msg, mayHaveReachedWecom: true, mayHaveReachedAt: since, priorFailures: failures },
+    { ...msg, inDoubt, priorFailures: failures },
     nowOf(deps) + delay * 1000,
     'a part may have reached WeCom; resent as the same request',
     part,

@@ -3,8 +3,9 @@ import { toWecomSendBody } from '#lib/messages/index.js';
 import {
   changes,
   decodeQueuedMessage,
+  type InDoubt,
+  inDoubtOnRedelivery,
   type MessageRecord,
-  mayHaveReachedWecomBefore,
   type QueuedMessage,
   receiptOf,
   TERMINAL_STATUSES,
@@ -145,9 +146,8 @@ async function processRecord(
 
   const check = await duplicateCheckFor(deps, r, msg, log);
   if (check === 'ack') return 'ack';
-  // From here on, `attempt` tells every outcome (retry, deferral) whether an earlier attempt may have reached WeCom.
-  const attempt: QueuedMessage =
-    check.since !== undefined ? { ...msg, mayHaveReachedWecom: true, mayHaveReachedAt: check.since } : msg;
+  // From here on, `attempt` tells every outcome (retry, deferral) whether the message is in doubt.
+  const attempt: QueuedMessage = check.inDoubt ? { ...msg, inDoubt: check.inDoubt } : msg;
 
   if (msg.notBeforeMs !== undefined && msg.notBeforeMs - startedAtMs > deps.quota.inlineWaitMs) {
     // A wait longer than SQS's longest delay: one more hop, still holding the slots.
@@ -156,7 +156,8 @@ async function processRecord(
   const gate = await deps.pauses.gate(msg.app, configHashOf(app));
   if (gate.state === 'paused') return waitOutPause(deps, r, attempt, app, gate);
 
-  if (pastProtection(attempt, check.since, startedAtMs)) return outcomeUnknown(deps, attempt, gate, log);
+  if (pastProtection(attempt, check.inDoubt?.since, startedAtMs))
+    return outcomeUnknown(deps, attempt, gate, log);
   return send(deps, r, attempt, app, gate, { startedAtMs, firstDeliveries, log, stored: check.stored });
 }
 
@@ -224,7 +225,7 @@ async function send(
         ...(msg.duplicateCheckSeconds !== undefined
           ? { duplicateCheckSeconds: msg.duplicateCheckSeconds }
           : {}),
-        forceDuplicateCheck: msg.mayHaveReachedWecom === true,
+        forceDuplicateCheck: msg.inDoubt !== undefined,
       });
       try {
         const response = await deps.wecom.send(token, body);
@@ -291,8 +292,8 @@ class SplitAttempt extends Error {
 }
 
 /**
- * An attempt may have reached WeCom, but a resend now would fall outside WeCom's duplicate-check interval and could
- * be delivered twice: the message is not resent, and fails with a code that says its delivery is unknown.
+ * The message is in doubt, but a resend now would fall outside WeCom's duplicate-check interval and could be
+ * delivered twice: the message is not resent, and fails with a code that says its delivery is unknown.
  */
 async function outcomeUnknown(
   deps: SenderDeps,
@@ -306,7 +307,7 @@ async function outcomeUnknown(
   );
   await fail(deps, msg, {
     code: 'delivery_unknown',
-    message: `an attempt that started at ${msg.mayHaveReachedAt} may have reached WeCom (its answer was lost); a resend now would be outside WeCom's duplicate check interval and might be delivered twice, so it was not resent`,
+    message: `an attempt that started at ${msg.inDoubt?.since} may have reached WeCom (its answer was lost); a resend now would be outside WeCom's duplicate check interval and might be delivered twice, so it was not resent`,
   });
   return 'ack';
 }
@@ -335,19 +336,19 @@ async function recordSent(
 }
 
 /**
- * Whether an earlier attempt may have reached WeCom (`since`: when the first such attempt started), or `ack` when
- * this copy must not go out at all: its message was already handled, or another copy of its deferral sends it. A
- * redelivery is the only case that pays a read (the record's redelivery proof, lib/model
- * `mayHaveReachedWecomBefore`; `stored` also tells who an earlier part reached); a first delivery trusts its body
- * (a deferred copy carries what the attempts before its deferral left unknown).
+ * Whether the message is in doubt (`inDoubt`: since its first attempt in doubt started), or `ack` when this copy
+ * must not go out at all: its message was already handled, or another copy of its deferral sends it. A redelivery is
+ * the only case that pays a read (the record's redelivery proof, lib/model `inDoubtOnRedelivery`; `stored` also
+ * tells who an earlier part reached); a first delivery trusts its body (a deferred copy carries what the attempts
+ * before its deferral left in doubt).
  */
 async function duplicateCheckFor(
   deps: SenderDeps,
   r: IncomingRecord,
   msg: QueuedMessage,
   log: Logger,
-): Promise<{ since?: string; stored?: MessageRecord } | 'ack'> {
-  const carried = msg.mayHaveReachedWecom ? (msg.mayHaveReachedAt ?? msg.createdAt) : undefined;
+): Promise<{ inDoubt?: InDoubt; stored?: MessageRecord } | 'ack'> {
+  const carried = msg.inDoubt?.since;
   if (r.receiveCount > 1) {
     const stored = await deps.messages.get(msg.id);
     if (!stored) {
@@ -359,14 +360,16 @@ async function duplicateCheckFor(
       log.info('already handled; acknowledged without calling WeCom', { status: stored.status });
       return 'ack';
     }
-    if (!mayHaveReachedWecomBefore(stored, msg.generation, r.receiveCount)) return { stored };
-    // Without a recorded failure, the previous receive of this copy (a crash, an unrecorded send) is the one that
-    // may have reached WeCom: no earlier than this copy's first receive.
-    const unrecorded =
-      stored.mayHaveReachedWecom === true
-        ? undefined
-        : new Date(r.firstReceivedAtMs ?? Date.parse(msg.createdAt)).toISOString();
-    return { since: earliest(stored.mayHaveReachedAt, carried, unrecorded) ?? msg.createdAt, stored };
+    if (!inDoubtOnRedelivery(stored, msg.generation, r.receiveCount)) return { stored };
+    // Without a recorded failure, the previous receive of this copy (a crash, an unrecorded send) is the one in
+    // doubt: no earlier than this copy's first receive.
+    const unrecorded = stored.inDoubt
+      ? undefined
+      : new Date(r.firstReceivedAtMs ?? Date.parse(msg.createdAt)).toISOString();
+    return {
+      inDoubt: { since: earliest(stored.inDoubt?.since, carried, unrecorded) ?? msg.createdAt },
+      stored,
+    };
   }
   if (msg.generation > 0 && !(await deps.messages.claimCopy(msg.id, msg.generation))) {
     // Two copies of one deferral (an SDK retry of a SendMessage that had succeeded): only one may send.
@@ -374,7 +377,7 @@ async function duplicateCheckFor(
     log.info('another copy of this deferral is already being handled; acknowledged');
     return 'ack';
   }
-  return carried !== undefined ? { since: carried } : {};
+  return msg.inDoubt ? { inDoubt: msg.inDoubt } : {};
 }
 
 const earliest = (...times: (string | undefined)[]): string | undefined =>

@@ -77,10 +77,35 @@ export interface FirstDeliveryItem {
 /** The events a client is shown (the record itself holds at most about 45: lib/model `changes`). */
 const MAX_EVENTS = 50;
 
-const stripKeys = (item: Record<string, unknown>): MessageRecord => {
-  const { pk: _pk, sk: _sk, ...rest } = item;
-  return rest as unknown as MessageRecord;
-};
+/**
+ * Stored attribute names that differ from the record's fields. Records live for the retention period and a version
+ * rolled back to reads what a newer one wrote, so these stay as older versions have them.
+ */
+const ATTR = {
+  /** `true` while the message is in doubt (`inDoubt`); sticky. */
+  inDoubt: 'mayHaveReachedWecom',
+  /** `inDoubt.since`. Records from before it was kept carry the flag alone. */
+  inDoubtSince: 'mayHaveReachedAt',
+} as const;
+
+/** The item a record is stored as: its keys, its fields, the markers under their stored names ({@link ATTR}). */
+function toItem(record: MessageRecord): Record<string, unknown> {
+  const { inDoubt, ...rest } = record;
+  return {
+    ...keys.message(record.id),
+    ...rest,
+    ...(inDoubt ? { [ATTR.inDoubt]: true, [ATTR.inDoubtSince]: inDoubt.since } : {}),
+  };
+}
+
+/** The record an item holds: {@link toItem} undone. */
+function fromItem(item: Record<string, unknown>): MessageRecord {
+  const { pk: _pk, sk: _sk, [ATTR.inDoubt]: inDoubt, [ATTR.inDoubtSince]: since, ...rest } = item;
+  const record = rest as unknown as MessageRecord;
+  // A flag without its time: in doubt since acceptance, the earliest an attempt can have started.
+  if (inDoubt !== true) return record;
+  return { ...record, inDoubt: { since: typeof since === 'string' ? since : record.createdAt } };
+}
 
 export class DynamoMessageStore implements MessageStore {
   private readonly db: DocClient;
@@ -99,7 +124,7 @@ export class DynamoMessageStore implements MessageStore {
       this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...keys.message(record.id), ...record },
+          Item: toItem(record),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       ),
@@ -124,7 +149,7 @@ export class DynamoMessageStore implements MessageStore {
       | (FirstDelivery & { expiresAt?: number })
       | undefined;
     return withFirstDelivery(
-      stripKeys(item),
+      fromItem(item),
       delivery ? { at: delivery.at, receipt: delivery.receipt } : undefined,
     );
   }
@@ -132,7 +157,7 @@ export class DynamoMessageStore implements MessageStore {
   async createBatch(records: MessageRecord[]): Promise<BatchCreateResult> {
     const tooLarge: string[] = [];
     const unwritten = await this.batchPut(
-      records.map((r) => ({ id: r.id, item: { ...keys.message(r.id), ...r } })),
+      records.map((r) => ({ id: r.id, item: toItem(r) })),
       async (chunk) => {
         // One item over 400 KB makes DynamoDB refuse the whole BatchWriteItem: write the chunk one by one instead.
         const ids = await Promise.all(
@@ -253,7 +278,7 @@ export class DynamoMessageStore implements MessageStore {
       ),
     );
     if (written && this.onStatus && written.Attributes) {
-      await this.tell(stripKeys(written.Attributes), c.transition);
+      await this.tell(fromItem(written.Attributes), c.transition);
     }
     return written !== undefined;
   }
@@ -261,7 +286,7 @@ export class DynamoMessageStore implements MessageStore {
 
 /**
  * The UpdateItem of a status change: what lib/model `applyChange` does in memory, as an update expression. Stored
- * attribute names stay as older records have them (`lastAttemptReachedWecom`, `notReachedAtReceive`).
+ * attribute names stay as older records have them ({@link ATTR}; `lastAttemptReachedWecom`, `notReachedAtReceive`).
  */
 function updateFor(c: StatusChange) {
   const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
@@ -321,7 +346,7 @@ function updateFor(c: StatusChange) {
   return { update, names, values, fromKeys };
 }
 
-/** The markers of an attempt's outcome at WeCom (whether it may have reached WeCom, since when) and the error to clear. */
+/** The markers of an attempt's outcome at WeCom (whether the message is in doubt, since when) and the error to clear. */
 function attemptMarkers(
   c: StatusChange,
   {
@@ -331,15 +356,15 @@ function attemptMarkers(
     removes,
   }: { names: Record<string, string>; values: Record<string, unknown>; sets: string[]; removes: string[] },
 ): void {
-  if (c.mayHaveReachedWecom) {
-    names['#mhr'] = 'mayHaveReachedWecom';
-    values[':mhr'] = true;
-    sets.push('#mhr = :mhr');
-  }
-  if (c.mayHaveReachedAt) {
-    names['#mha'] = 'mayHaveReachedAt';
-    values[':mha'] = c.mayHaveReachedAt;
-    sets.push(c.replaceMayHaveReachedAt ? '#mha = :mha' : '#mha = if_not_exists(#mha, :mha)');
+  if (c.inDoubt) {
+    names['#doubt'] = ATTR.inDoubt;
+    names['#since'] = ATTR.inDoubtSince;
+    values[':doubt'] = true;
+    values[':since'] = c.inDoubt.since;
+    sets.push(
+      '#doubt = :doubt',
+      c.replaceInDoubt ? '#since = :since' : '#since = if_not_exists(#since, :since)',
+    );
   }
   if (c.clearError) {
     names['#error'] = 'error';

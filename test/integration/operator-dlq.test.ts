@@ -75,8 +75,7 @@ describe('wecom-gateway apps status and dlq (as processes, strict readings)', ()
       duplicateCheckSeconds: 3600,
     });
     if (lostAnswerAgoMs !== undefined) {
-      record.mayHaveReachedWecom = true;
-      record.mayHaveReachedAt = record.createdAt;
+      record.inDoubt = { since: record.createdAt };
     }
     await new DynamoMessageStore(createDocumentClient('test'), gw.stack.env.tableName).create(record);
     await gw.stack.sqs.send(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { toQueuedMessage } from '#lib/model/index.js';
+import { encodeQueuedMessage, toQueuedMessage } from '#lib/model/index.js';
 import { createDocumentClient, DynamoMessageStore } from '#lib/store/index.js';
 import { queueDepth, senderContainer } from '#local/harness/sender.js';
 import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
@@ -179,7 +179,7 @@ describe('sender faults on the local stack', () => {
         {
           messageId: randomUUID(),
           receiptHandle: 'stale-handle',
-          body: JSON.stringify(toQueuedMessage(record)),
+          body: encodeQueuedMessage(toQueuedMessage(record)),
           attributes: {
             ApproximateReceiveCount: '2',
             SentTimestamp: String(Date.now()),

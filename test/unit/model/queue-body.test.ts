@@ -9,6 +9,9 @@ const FIRST_DELIVERY_BODY =
   '{"v":1,"id":"msg_01JDQ7Z3S9X4T2V5W6Y7Z8A9BC","app":"ops","priority":"high","createdAt":"2026-11-30T08:00:00.000Z","expiresAt":1767081600,"apiKey":"ops-key","request":{"app":"ops","priority":"high","callbackUrl":"https://hooks.example.com/wecom","metadata":{"ticket":"OPS-1"},"recipients":{"touser":["zhangsan","lisi"],"toparty":[],"totag":[]},"msgtype":"text","content":{"content":"磁盘告警 disk 91%"},"options":{"safe":0}},"generation":0}';
 const DEFERRED_COPY_BODY =
   '{"v":1,"id":"msg_01JDQ7Z3S9X4T2V5W6Y7Z8A9BC","app":"ops","priority":"high","createdAt":"2026-11-30T08:00:00.000Z","expiresAt":1767081600,"apiKey":"ops-key","request":{"app":"ops","priority":"high","callbackUrl":"https://hooks.example.com/wecom","metadata":{"ticket":"OPS-1"},"recipients":{"touser":["zhangsan","lisi"],"toparty":[],"totag":[]},"msgtype":"text","content":{"content":"磁盘告警 disk 91%"},"options":{"safe":0}},"generation":2,"mayHaveReachedWecom":true}';
+/** A retry copy in doubt as the gateway writes it since the time was kept (14ed765: `mayHaveReachedAt` too). */
+const IN_DOUBT_BODY =
+  '{"v":1,"id":"msg_01JDQ7Z3S9X4T2V5W6Y7Z8A9BC","app":"ops","priority":"high","createdAt":"2026-11-30T08:00:00.000Z","expiresAt":1767081600,"apiKey":"ops-key","request":{"app":"ops","priority":"high","callbackUrl":"https://hooks.example.com/wecom","metadata":{"ticket":"OPS-1"},"recipients":{"touser":["zhangsan","lisi"],"toparty":[],"totag":[]},"msgtype":"text","content":{"content":"磁盘告警 disk 91%"},"options":{"safe":0}},"generation":3,"priorFailures":2,"mayHaveReachedWecom":true,"mayHaveReachedAt":"2026-11-30T08:05:00.000Z"}';
 
 describe('the SQS body', () => {
   it('decodes a body written by the previous version, field for field', () => {
@@ -34,10 +37,24 @@ describe('the SQS body', () => {
       },
       generation: 0,
     });
+    // The flag without its time (written before the time was kept): in doubt since acceptance.
     expect(decodeQueuedMessage(DEFERRED_COPY_BODY)).toMatchObject({
       generation: 2,
-      mayHaveReachedWecom: true,
+      inDoubt: { since: '2026-11-30T08:00:00.000Z' },
     });
+    expect(decodeQueuedMessage(DEFERRED_COPY_BODY)).not.toHaveProperty('mayHaveReachedWecom');
+  });
+
+  it('decodes a deferred copy in doubt as this format writes it (flag and time), without the wire names', () => {
+    const m = decodeQueuedMessage(IN_DOUBT_BODY);
+
+    expect(m).toMatchObject({
+      generation: 3,
+      priorFailures: 2,
+      inDoubt: { since: '2026-11-30T08:05:00.000Z' },
+    });
+    expect(m).not.toHaveProperty('mayHaveReachedWecom');
+    expect(m).not.toHaveProperty('mayHaveReachedAt');
   });
 
   it('encodes a freshly stored record to the very bytes the previous version wrote', () => {
@@ -46,9 +63,24 @@ describe('the SQS body', () => {
     const record = newRecord(old);
 
     expect(encodeQueuedMessage(toQueuedMessage(record))).toBe(FIRST_DELIVERY_BODY);
+    // A version rolled back to reads the in-doubt marker under its wire names: the very bytes it would write.
     expect(
-      encodeQueuedMessage({ ...toQueuedMessage(record), generation: 2, mayHaveReachedWecom: true }),
-    ).toBe(DEFERRED_COPY_BODY);
+      encodeQueuedMessage({
+        ...toQueuedMessage(record),
+        generation: 3,
+        priorFailures: 2,
+        inDoubt: { since: '2026-11-30T08:05:00.000Z' },
+      }),
+    ).toBe(IN_DOUBT_BODY);
+  });
+
+  it('round-trips a message in doubt, and one that is not', () => {
+    const m = decodeQueuedMessage(FIRST_DELIVERY_BODY);
+    if (!m) throw new Error('fixture does not decode');
+    const inDoubt = { ...m, generation: 1, inDoubt: { since: '2026-11-30T08:01:00.000Z' } };
+
+    expect(decodeQueuedMessage(encodeQueuedMessage(inDoubt))).toEqual(inDoubt);
+    expect(decodeQueuedMessage(encodeQueuedMessage(m))).toEqual(m);
   });
 
   it.each([

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   applyChange,
   changes,
-  mayHaveReachedWecomBefore,
+  inDoubtOnRedelivery,
   newRecord,
   type RecordOrigin,
   receiptOf,
@@ -79,7 +79,7 @@ describe('receiptOf', () => {
   });
 });
 
-describe('mayHaveReachedWecomBefore (the redelivery proof)', () => {
+describe('inDoubtOnRedelivery (the redelivery proof)', () => {
   const missed = (receive: number) =>
     applyChange(
       newRecord(origin),
@@ -88,7 +88,7 @@ describe('mayHaveReachedWecomBefore (the redelivery proof)', () => {
         number: receive,
         startedAt: AT,
         inDoubt: false,
-        earlierMayHaveReachedAt: undefined,
+        earlierInDoubt: undefined,
         detail: 'x',
       }),
     );
@@ -96,22 +96,22 @@ describe('mayHaveReachedWecomBefore (the redelivery proof)', () => {
   it('is false only when the receive right before this one certainly missed WeCom', () => {
     const stored = missed(1);
     if (!stored) throw new Error('no record');
-    expect(mayHaveReachedWecomBefore(stored, 0, 2)).toBe(false);
+    expect(inDoubtOnRedelivery(stored, 0, 2)).toBe(false);
     // Receive 3: something happened on receive 2 that left no proof (a crash after sending, say).
-    expect(mayHaveReachedWecomBefore(stored, 0, 3)).toBe(true);
+    expect(inDoubtOnRedelivery(stored, 0, 3)).toBe(true);
     // A proof about another deferral generation says nothing about this copy.
-    expect(mayHaveReachedWecomBefore(stored, 1, 2)).toBe(true);
+    expect(inDoubtOnRedelivery(stored, 1, 2)).toBe(true);
   });
 
   it('is true without any proof, and for good once an attempt may have reached WeCom', () => {
-    expect(mayHaveReachedWecomBefore(newRecord(origin), 0, 2)).toBe(true);
-    const sticky = { ...(missed(1) ?? newRecord(origin)), mayHaveReachedWecom: true as const };
-    expect(mayHaveReachedWecomBefore(sticky, 0, 2)).toBe(true);
+    expect(inDoubtOnRedelivery(newRecord(origin), 0, 2)).toBe(true);
+    const sticky = { ...(missed(1) ?? newRecord(origin)), inDoubt: { since: origin.createdAt } };
+    expect(inDoubtOnRedelivery(sticky, 0, 2)).toBe(true);
   });
 
   it('lets the first receive of a deferred copy rely on the deferral', () => {
     const deferred = applyChange(newRecord(origin), changes.defer(AT, 1, undefined, 'quota'));
     if (!deferred) throw new Error('no record');
-    expect(mayHaveReachedWecomBefore(deferred, 1, 1)).toBe(false);
+    expect(inDoubtOnRedelivery(deferred, 1, 1)).toBe(false);
   });
 });

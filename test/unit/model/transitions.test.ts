@@ -20,7 +20,7 @@ const attempt: FailedAttempt = {
   number: 2,
   startedAt: AT,
   inDoubt: false,
-  earlierMayHaveReachedAt: undefined,
+  earlierInDoubt: undefined,
   detail: 'errcode -1',
 };
 
@@ -39,7 +39,7 @@ const EXAMPLES: Record<TransitionName, StatusChange> = {
   redrive: changes.redrive(AT, {
     from: 0,
     to: 1,
-    mayHaveReachedAt: AT,
+    inDoubt: { since: AT },
     forced: false,
     detail: 'from the DLQ',
   }),
@@ -125,30 +125,28 @@ describe('changes', () => {
   it('records proof of a missed attempt with its receive, and clears it after an unknown outcome', () => {
     const proved = applyChange(messageRecord(), changes.retry(AT, attempt));
     expect(proved).toMatchObject({ lastAttemptReachedWecom: false, notReachedAtReceive: 2 });
-    expect(proved).not.toHaveProperty('mayHaveReachedWecom');
+    expect(proved).not.toHaveProperty('inDoubt');
 
     const unknown = applyChange(proved ?? messageRecord(), changes.retry(AT, { ...attempt, inDoubt: true }));
     expect(unknown).not.toHaveProperty('lastAttemptReachedWecom');
     expect(unknown).not.toHaveProperty('notReachedAtReceive');
-    expect(unknown?.mayHaveReachedWecom).toBe(true);
+    expect(unknown?.inDoubt).toBeDefined();
   });
 
   it('keeps the sticky marker (and the earliest time) through a definite error and through a deferral', () => {
     const EARLIER = '2026-12-01T07:59:00.000Z';
-    const earlier = { ...attempt, earlierMayHaveReachedAt: EARLIER };
+    const earlier = { ...attempt, earlierInDoubt: { since: EARLIER } };
     expect(changes.retry(AT, earlier)).toMatchObject({
-      mayHaveReachedWecom: true,
-      mayHaveReachedAt: EARLIER,
+      inDoubt: { since: EARLIER },
     });
-    expect(changes.defer(AT, 2, EARLIER, 'paused')).toMatchObject({
-      mayHaveReachedWecom: true,
-      mayHaveReachedAt: EARLIER,
+    expect(changes.defer(AT, 2, { since: EARLIER }, 'paused')).toMatchObject({
+      inDoubt: { since: EARLIER },
     });
-    expect(changes.defer(AT, 2, undefined, 'paused')).not.toHaveProperty('mayHaveReachedWecom');
+    expect(changes.defer(AT, 2, undefined, 'paused')).not.toHaveProperty('inDoubt');
     // The first time wins: a later unknown attempt does not move it.
     const first = applyChange(messageRecord(), changes.retry(AT, { ...attempt, inDoubt: true }));
     const later = first && applyChange(first, changes.retry('2026-12-01T09:00:00.000Z', earlier));
-    expect(later?.mayHaveReachedAt).toBe(AT);
+    expect(later?.inDoubt?.since).toBe(AT);
     // A deferral proves its own receive missed WeCom: receive 0 of the new copy's generation.
     expect(applyChange(messageRecord(), changes.defer(AT, 2, undefined, 'paused'))).toMatchObject({
       status: STATUS.deferred,
@@ -181,7 +179,7 @@ describe('changes', () => {
 
     expect(applyChange(current, changes.deadLetter(AT, 2, { code: 'x', message: 'y' }))).toBeUndefined();
     expect(applyChange(current, changes.deadLetter(AT, 3, { code: 'x', message: 'y' }))?.status).toBe('dead');
-    const redrive = { mayHaveReachedAt: AT, forced: false, detail: 'd' };
+    const redrive = { inDoubt: { since: AT }, forced: false, detail: 'd' };
     expect(applyChange(current, changes.redrive(AT, { ...redrive, from: 2, to: 4 }))).toBeUndefined();
     expect(applyChange(current, changes.redrive(AT, { ...redrive, from: 3, to: 4 }))?.generation).toBe(4);
   });
@@ -191,7 +189,7 @@ describe('changes', () => {
     const dead = messageRecord({
       status: STATUS.dead,
       generation: 1,
-      mayHaveReachedAt: EARLIER,
+      inDoubt: { since: EARLIER },
       lastAttemptReachedWecom: false,
       notReachedAtReceive: 2,
       error: { code: 'dead_lettered', message: 'in the DLQ' },
@@ -199,23 +197,22 @@ describe('changes', () => {
 
     const redriven = applyChange(
       dead,
-      changes.redrive(AT, { from: 1, to: 2, mayHaveReachedAt: AT, forced: false, detail: 'd' }),
+      changes.redrive(AT, { from: 1, to: 2, inDoubt: { since: AT }, forced: false, detail: 'd' }),
     );
     const forced = applyChange(
       dead,
-      changes.redrive(AT, { from: 1, to: 2, mayHaveReachedAt: AT, forced: true, detail: 'd' }),
+      changes.redrive(AT, { from: 1, to: 2, inDoubt: { since: AT }, forced: true, detail: 'd' }),
     );
 
     expect(redriven).toMatchObject({
       status: 'queued',
       generation: 2,
-      mayHaveReachedWecom: true,
-      mayHaveReachedAt: EARLIER,
+      inDoubt: { since: EARLIER },
     });
     expect(redriven?.events?.at(-1)).toEqual({ at: AT, type: 'redriven', detail: 'd' });
     for (const field of ['error', 'lastAttemptReachedWecom', 'notReachedAtReceive'])
       expect(redriven).not.toHaveProperty(field);
-    expect(forced?.mayHaveReachedAt).toBe(AT);
+    expect(forced?.inDoubt?.since).toBe(AT);
   });
 
   it('explains a withdrawn record with its reason', () => {

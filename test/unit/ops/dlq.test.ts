@@ -137,14 +137,17 @@ describe('dlq redrive', () => {
     expect(h.store.record('msg_back')).toMatchObject({
       status: STATUS.queued,
       generation: 2,
-      mayHaveReachedWecom: true,
-      mayHaveReachedAt: new Date(START).toISOString(),
+      inDoubt: { since: new Date(START).toISOString() },
     });
     expect(h.store.record('msg_back')?.events?.at(-1)).toMatchObject({ type: 'redriven' });
     const [copy] = h.lanes.enqueued;
     expect(copy).toMatchObject({
       lane: 'normal',
-      message: { generation: 2, mayHaveReachedWecom: true, redrivenAt: new Date(clock.now()).toISOString() },
+      message: {
+        generation: 2,
+        inDoubt: { since: expect.any(String) },
+        redrivenAt: new Date(clock.now()).toISOString(),
+      },
     });
 
     const m = queued('msg_back', START);
@@ -174,7 +177,7 @@ describe('dlq redrive', () => {
 
   it('refuses a message WeCom’s duplicate check no longer covers, unless forced; then protection starts afresh', async () => {
     const { clock, h, dlq, deps, crashed } = setup();
-    await crashed('msg_old', { mayHaveReachedWecom: true, mayHaveReachedAt: new Date(START).toISOString() });
+    await crashed('msg_old', { inDoubt: { since: new Date(START).toISOString() } });
     clock.advance(3_600_000); // the interval fixed at acceptance: 3600 s
 
     const [refused] = await redriveDeadLetters(deps, { lane: 'normal', max: 10 });
@@ -191,7 +194,7 @@ describe('dlq redrive', () => {
       outcome: 'redriven',
       detail: expect.stringContaining('may arrive twice'),
     });
-    expect(h.store.record('msg_old')?.mayHaveReachedAt).toBe(new Date(clock.now()).toISOString());
+    expect(h.store.record('msg_old')?.inDoubt?.since).toBe(new Date(clock.now()).toISOString());
     const copy = h.lanes.enqueued[0]?.message as QueuedMessage;
     await processBatch(h.deps, [queued('msg_old', START).sqs(copy, 1)]);
     expect(h.store.record('msg_old')?.status).toBe(STATUS.sent);

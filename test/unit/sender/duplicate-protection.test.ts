@@ -114,7 +114,7 @@ describe('duplicate protection: every attempt is the same request', () => {
     expect(h.store.record('msg_late')).toMatchObject({
       status: STATUS.failed,
       error: { code: 'delivery_unknown' },
-      mayHaveReachedAt: new Date(START).toISOString(),
+      inDoubt: { since: new Date(START).toISOString() },
     });
   });
 
@@ -162,8 +162,7 @@ describe('duplicate protection: every attempt is the same request', () => {
       lastAttemptReachedWecom: false,
       notReachedAtReceive: 1,
     });
-    expect(record).not.toHaveProperty('mayHaveReachedWecom');
-    expect(record).not.toHaveProperty('mayHaveReachedAt');
+    expect(record).not.toHaveProperty('inDoubt');
   });
 
   it('counts a lost answer of message/send itself as an attempt that may have reached WeCom', async () => {
@@ -176,8 +175,7 @@ describe('duplicate protection: every attempt is the same request', () => {
     await processBatch(h.deps, [m.sqs(m.body(), 1)]);
 
     expect(h.store.record('msg_send_lost')).toMatchObject({
-      mayHaveReachedWecom: true,
-      mayHaveReachedAt: new Date(START).toISOString(),
+      inDoubt: { since: new Date(START).toISOString() },
     });
   });
 

@@ -307,8 +307,7 @@ describe('processBatch', () => {
     await processBatch(h.deps, [m.sqs(copy, 1)]);
 
     expect(copy).toMatchObject({
-      mayHaveReachedWecom: true,
-      mayHaveReachedAt: new Date(START).toISOString(),
+      inDoubt: { since: new Date(START).toISOString() },
     });
     expect(h.wecom.sends.at(-1)).toEqual(h.wecom.sends[0]);
     expect(h.store.record('msg_10')?.status).toBe(STATUS.sent);

@@ -1,6 +1,12 @@
-import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyChange, changes, type FailedAttempt, type StatusChange } from '#lib/model/index.js';
+import {
+  applyChange,
+  changes,
+  type FailedAttempt,
+  type MessageRecord,
+  type StatusChange,
+} from '#lib/model/index.js';
 import { DynamoMessageStore, keys, recentEvents, StoreRejectedError } from '#lib/store/index.js';
 import { messageRecord, startUnitTable, type UnitTable } from '#test/helpers/unit-dynamo.js';
 
@@ -26,6 +32,68 @@ describe('DynamoMessageStore (dynalite)', () => {
     await store.create(record);
 
     expect(await store.get(record.id)).toEqual(record);
+  });
+
+  it('stores a message in doubt under the attribute names older versions read, and reads it back', async () => {
+    const since = '2026-12-01T07:59:00.000Z';
+    const record = messageRecord({ inDoubt: { since } });
+    const batched = messageRecord({ inDoubt: { since } });
+
+    await store.create(record);
+    await store.createBatch([batched]);
+
+    for (const r of [record, batched]) {
+      expect(await rawItem(r.id)).toMatchObject({ mayHaveReachedWecom: true, mayHaveReachedAt: since });
+      expect(await rawItem(r.id)).not.toHaveProperty('inDoubt');
+      expect(await store.get(r.id)).toEqual(r);
+    }
+  });
+
+  it('reads a record item in doubt as older versions write it: flag and time, or the flag alone', async () => {
+    const record = messageRecord();
+    const { id, createdAt } = record;
+    const legacy = messageRecord();
+    await table.db.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: {
+          ...keys.message(id),
+          ...record,
+          mayHaveReachedWecom: true,
+          mayHaveReachedAt: '2026-12-01T08:00:05.000Z',
+        },
+      }),
+    );
+    await table.db.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.message(legacy.id), ...legacy, mayHaveReachedWecom: true },
+      }),
+    );
+
+    expect(await store.get(id)).toEqual({ ...record, inDoubt: { since: '2026-12-01T08:00:05.000Z' } });
+    expect(await store.get(legacy.id)).toEqual({ ...legacy, inDoubt: { since: createdAt } });
+  });
+
+  it('writes a change that puts the message in doubt under the stored names, and tells the listener the record', async () => {
+    const heard: MessageRecord[] = [];
+    const listening = new DynamoMessageStore(
+      table.db,
+      table.tableName,
+      () => nowMs,
+      async (r) => {
+        heard.push(r);
+      },
+    );
+    const record = messageRecord();
+    await listening.create(record);
+
+    await listening.transition(record.id, changes.retry(at, noProof));
+
+    expect(await rawItem(record.id)).toMatchObject({ mayHaveReachedWecom: true, mayHaveReachedAt: at });
+    expect(await rawItem(record.id)).not.toHaveProperty('inDoubt');
+    expect(heard[0]?.inDoubt).toEqual({ since: at });
+    expect(heard[0]).not.toHaveProperty('mayHaveReachedWecom');
   });
 
   it('answers a second create of the same id with exists, and writes nothing', async () => {
@@ -54,7 +122,7 @@ describe('DynamoMessageStore (dynalite)', () => {
     number: 2,
     startedAt: at,
     inDoubt: true,
-    earlierMayHaveReachedAt: undefined,
+    earlierInDoubt: undefined,
     detail: 'ETIMEDOUT',
   };
   const missed: FailedAttempt = { ...noProof, receive: 1, number: 1, inDoubt: false, detail: 'errcode -1' };
@@ -66,7 +134,7 @@ describe('DynamoMessageStore (dynalite)', () => {
     ['retry (counted, as a fresh copy)', changes.retry(at, { ...noProof, number: 30 }, 4)],
     ['die', changes.die(at, noProof, { code: 'budget_exhausted', message: 'gave up' })],
     ['expire', changes.expire(at, { code: 'ttl_expired', message: 'too late' })],
-    ['defer', changes.defer(at, 3, '2026-12-01T07:00:00.000Z', 'quota app-minute; retry in 40s')],
+    ['defer', changes.defer(at, 3, { since: '2026-12-01T07:00:00.000Z' }, 'quota app-minute; retry in 40s')],
     ['defer (counted)', changes.defer(at, 30, undefined, 'quota app-minute; retry in 40s')],
     ['fail', changes.fail(at, { code: 'wecom_rejected', message: 'invalid user', wecom_errcode: 81013 })],
     ['recall', changes.recall(at)],
@@ -108,12 +176,18 @@ describe('DynamoMessageStore (dynalite)', () => {
     const record = messageRecord({
       status: 'dead',
       generation: 2,
-      mayHaveReachedAt: 'early',
+      inDoubt: { since: 'early' },
       error: { code: 'dead_lettered', message: 'in the DLQ' },
     });
     await store.create(record);
     const redrive = (from: number, forced: boolean) =>
-      changes.redrive('t1', { from, to: from + 1, mayHaveReachedAt: 'late', forced, detail: 'from the DLQ' });
+      changes.redrive('t1', {
+        from,
+        to: from + 1,
+        inDoubt: { since: 'late' },
+        forced,
+        detail: 'from the DLQ',
+      });
 
     const stale = await store.transition(record.id, redrive(1, true));
     const moved = await store.transition(record.id, redrive(2, true));
@@ -122,7 +196,7 @@ describe('DynamoMessageStore (dynalite)', () => {
     expect(moved).toBe(true);
     const stored = await store.get(record.id);
     expect(stored).toEqual(applyChange(record, redrive(2, true)));
-    expect(stored).toMatchObject({ status: 'queued', generation: 3, mayHaveReachedAt: 'late' });
+    expect(stored).toMatchObject({ status: 'queued', generation: 3, inDoubt: { since: 'late' } });
     expect(stored).not.toHaveProperty('error');
   });
 
@@ -160,10 +234,10 @@ describe('DynamoMessageStore (dynalite)', () => {
     const afterUnknown = await store.get(record.id);
 
     expect(afterMissed).toMatchObject({ lastAttemptReachedWecom: false, notReachedAtReceive: 1 });
-    expect(afterMissed).not.toHaveProperty('mayHaveReachedWecom');
+    expect(afterMissed).not.toHaveProperty('inDoubt');
     expect(afterUnknown).not.toHaveProperty('lastAttemptReachedWecom');
     expect(afterUnknown).not.toHaveProperty('notReachedAtReceive');
-    expect(afterUnknown?.mayHaveReachedWecom).toBe(true);
+    expect(afterUnknown?.inDoubt).toBeDefined();
   });
 
   it('creates a batch of 60 records in three BatchWriteItem requests', async () => {
