@@ -24,6 +24,7 @@ export {
   type MessageEvent,
   type MessageRecord,
   type MessageStatus,
+  type Missed,
   newRecord,
   PENDING_STATUSES,
   RECEIPT_LISTS,

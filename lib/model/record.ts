@@ -91,6 +91,12 @@ export interface InDoubt {
   since: string;
 }
 
+/** The proof that an attempt missed WeCom: it certainly did not reach it (the opposite of being in doubt). */
+export interface Missed {
+  /** The attempt's receive count (of the record's `generation`); 0 = the deferral that made the copy. */
+  receive: number;
+}
+
 /** What the gateway stores per accepted message. */
 export interface MessageRecord {
   id: string;
@@ -138,13 +144,11 @@ export interface MessageRecord {
    */
   generation: number;
   /**
-   * Set when the sender knows an attempt did not reach WeCom (a definite WeCom error, or a deferral), together
-   * with the receive it describes. A redelivery skips WeCom's duplicate check only when that receive is the one
-   * right before it; any attempt since (a timeout, a crash between sending and recording) may have reached WeCom.
+   * Set when the sender knows the last attempt missed WeCom (a definite WeCom error, or a deferral). A redelivery
+   * skips WeCom's duplicate check only when that receive is the one right before it; any attempt since (a timeout, a
+   * crash between sending and recording) is in doubt.
    */
-  lastAttemptReachedWecom?: false;
-  /** Receive count (of `generation`) whose attempt did not reach WeCom; 0 = the deferral that made the copy. */
-  notReachedAtReceive?: number;
+  missed?: Missed;
   /** Highest deferred copy (generation) that has claimed the right to send: a duplicate copy stands down. */
   claimedGeneration?: number;
   /** See RecordOrigin. */
@@ -229,8 +233,6 @@ export const sentEvent = (at: string, receipt: WecomReceipt): MessageEvent => ({
 export function inDoubtOnRedelivery(stored: MessageRecord, generation: number, receive: number): boolean {
   if (stored.inDoubt) return true;
   const provedMissed =
-    stored.lastAttemptReachedWecom === false &&
-    stored.generation === generation &&
-    stored.notReachedAtReceive === receive - 1;
+    stored.missed !== undefined && stored.generation === generation && stored.missed.receive === receive - 1;
   return !provedMissed;
 }

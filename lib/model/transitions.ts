@@ -5,6 +5,7 @@ import {
   type MessageEvent,
   type MessageRecord,
   type MessageStatus,
+  type Missed,
   PENDING_STATUSES,
   type SentPart,
   STATUS,
@@ -80,10 +81,10 @@ export interface StatusChange {
   /** Marks the message in doubt (sticky); its `since` yields to the record's, so the earliest such time wins. */
   inDoubt?: InDoubt;
   /**
-   * What this change proves about the attempt it records. A number: the attempt certainly did not reach WeCom, and
-   * was that receive of its generation (0: the deferral that made the copy). `false`: no proof (clears an older one).
+   * What this change proves about the attempt it records: that it missed WeCom (at that receive of its generation),
+   * or `false`, no proof (clears an older one).
    */
-  missedWecomAtReceive?: number | false;
+  missed?: Missed | false;
   /**
    * A further condition: the record's generation must be this one. For changes made outside the sender from a
    * copy it read (an operator's DLQ tools): a newer copy owns the message, and an older one must not touch it.
@@ -145,7 +146,7 @@ const attemptFields = (a: FailedAttempt) => {
   const inDoubt = inDoubtAfter(a);
   return {
     attemptsDelta: 1,
-    missedWecomAtReceive: a.inDoubt ? (false as const) : a.receive,
+    missed: a.inDoubt ? (false as const) : { receive: a.receive },
     // This attempt is in doubt, or ran with the check because an earlier one was: sticky.
     ...(inDoubt ? { inDoubt } : {}),
   };
@@ -185,7 +186,7 @@ export const changes = {
     }),
     attemptsDelta: 1,
     part: { touser: part.touser, sentAt: at, wecom: receipt },
-    ...(part.generation !== undefined ? { generation: part.generation, missedWecomAtReceive: 0 } : {}),
+    ...(part.generation !== undefined ? { generation: part.generation, missed: { receive: 0 } } : {}),
     // A message waiting long in many parts lists the first ones (the parts themselves are all kept).
     eventMode: (part.generation ?? 0) > MAX_LISTED_DEFERRALS ? 'count' : 'append',
     ...(part.inDoubt !== undefined ? { inDoubt: part.inDoubt } : {}),
@@ -194,7 +195,7 @@ export const changes = {
   retry: (at: string, attempt: FailedAttempt, generation?: number): StatusChange => ({
     ...change('retry', at, { type: 'retry', detail: attempt.detail }),
     ...attemptFields(attempt),
-    ...(generation !== undefined ? { generation, missedWecomAtReceive: attempt.inDoubt ? false : 0 } : {}),
+    ...(generation !== undefined ? { generation, missed: attempt.inDoubt ? false : { receive: 0 } } : {}),
     eventMode: attempt.number > MAX_LISTED_RETRIES ? 'count' : 'append',
   }),
   /** The budget ran out with a failed attempt (`attempt`), or while waiting (no attempt: nothing was tried). */
@@ -215,7 +216,7 @@ export const changes = {
     ...change('defer', at, { type: 'deferred', detail }),
     generation,
     // Deferring proves this receive did not reach WeCom; the copy's own first receive may rely on that.
-    missedWecomAtReceive: 0,
+    missed: { receive: 0 },
     ...(inDoubt ? { inDoubt } : {}),
     eventMode: generation > MAX_LISTED_DEFERRALS ? 'count' : 'append',
   }),
@@ -246,7 +247,7 @@ export const changes = {
     inDoubt: r.inDoubt,
     ...(r.forced ? { replaceInDoubt: true as const } : {}),
     // Whatever an earlier receive proved, this copy starts unproven.
-    missedWecomAtReceive: false,
+    missed: false,
     clearError: true,
   }),
 } satisfies Record<TransitionName, (...args: never[]) => StatusChange>;
@@ -271,13 +272,8 @@ export function applyChange(record: MessageRecord, c: StatusChange): MessageReco
   if (c.inDoubt && (record.inDoubt === undefined || c.replaceInDoubt)) r.inDoubt = c.inDoubt;
   if (c.clearError) delete r.error;
   if (c.part) r.parts = [...(record.parts ?? []), c.part];
-  if (c.missedWecomAtReceive === false) {
-    delete r.lastAttemptReachedWecom;
-    delete r.notReachedAtReceive;
-  } else if (c.missedWecomAtReceive !== undefined) {
-    r.lastAttemptReachedWecom = false;
-    r.notReachedAtReceive = c.missedWecomAtReceive;
-  }
+  if (c.missed === false) delete r.missed;
+  else if (c.missed !== undefined) r.missed = c.missed;
   return r;
 }
 

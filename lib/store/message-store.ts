@@ -86,25 +86,39 @@ const ATTR = {
   inDoubt: 'mayHaveReachedWecom',
   /** `inDoubt.since`. Records from before it was kept carry the flag alone. */
   inDoubtSince: 'mayHaveReachedAt',
+  /** `false` while the record holds a proof that an attempt missed WeCom (`missed`). */
+  missed: 'lastAttemptReachedWecom',
+  /** `missed.receive`. */
+  missedReceive: 'notReachedAtReceive',
 } as const;
 
 /** The item a record is stored as: its keys, its fields, the markers under their stored names ({@link ATTR}). */
 function toItem(record: MessageRecord): Record<string, unknown> {
-  const { inDoubt, ...rest } = record;
+  const { inDoubt, missed, ...rest } = record;
   return {
     ...keys.message(record.id),
     ...rest,
     ...(inDoubt ? { [ATTR.inDoubt]: true, [ATTR.inDoubtSince]: inDoubt.since } : {}),
+    ...(missed ? { [ATTR.missed]: false, [ATTR.missedReceive]: missed.receive } : {}),
   };
 }
 
 /** The record an item holds: {@link toItem} undone. */
 function fromItem(item: Record<string, unknown>): MessageRecord {
-  const { pk: _pk, sk: _sk, [ATTR.inDoubt]: inDoubt, [ATTR.inDoubtSince]: since, ...rest } = item;
+  const {
+    pk: _pk,
+    sk: _sk,
+    [ATTR.inDoubt]: inDoubt,
+    [ATTR.inDoubtSince]: since,
+    [ATTR.missed]: missed,
+    [ATTR.missedReceive]: receive,
+    ...rest
+  } = item;
   const record = rest as unknown as MessageRecord;
   // A flag without its time: in doubt since acceptance, the earliest an attempt can have started.
-  if (inDoubt !== true) return record;
-  return { ...record, inDoubt: { since: typeof since === 'string' ? since : record.createdAt } };
+  if (inDoubt === true) record.inDoubt = { since: typeof since === 'string' ? since : record.createdAt };
+  if (missed === false && typeof receive === 'number') record.missed = { receive };
+  return record;
 }
 
 export class DynamoMessageStore implements MessageStore {
@@ -286,7 +300,7 @@ export class DynamoMessageStore implements MessageStore {
 
 /**
  * The UpdateItem of a status change: what lib/model `applyChange` does in memory, as an update expression. Stored
- * attribute names stay as older records have them ({@link ATTR}; `lastAttemptReachedWecom`, `notReachedAtReceive`).
+ * attribute names stay as older records have them ({@link ATTR}).
  */
 function updateFor(c: StatusChange) {
   const names: Record<string, string> = { '#status': 'status', '#updatedAt': 'updatedAt' };
@@ -346,7 +360,7 @@ function updateFor(c: StatusChange) {
   return { update, names, values, fromKeys };
 }
 
-/** The markers of an attempt's outcome at WeCom (whether the message is in doubt, since when) and the error to clear. */
+/** The markers of an attempt's outcome at WeCom (in doubt since when, or missed at which receive) and the error to clear. */
 function attemptMarkers(
   c: StatusChange,
   {
@@ -370,14 +384,14 @@ function attemptMarkers(
     names['#error'] = 'error';
     removes.push('#error');
   }
-  if (c.missedWecomAtReceive !== undefined) {
-    names['#lr'] = 'lastAttemptReachedWecom';
-    names['#nra'] = 'notReachedAtReceive';
-    if (c.missedWecomAtReceive === false) removes.push('#lr', '#nra');
+  if (c.missed !== undefined) {
+    names['#missed'] = ATTR.missed;
+    names['#receive'] = ATTR.missedReceive;
+    if (c.missed === false) removes.push('#missed', '#receive');
     else {
       values[':false'] = false;
-      values[':nra'] = c.missedWecomAtReceive;
-      sets.push('#lr = :false', '#nra = :nra');
+      values[':receive'] = c.missed.receive;
+      sets.push('#missed = :false', '#receive = :receive');
     }
   }
 }

@@ -124,12 +124,11 @@ describe('changes', () => {
 
   it('records proof of a missed attempt with its receive, and clears it after an unknown outcome', () => {
     const proved = applyChange(messageRecord(), changes.retry(AT, attempt));
-    expect(proved).toMatchObject({ lastAttemptReachedWecom: false, notReachedAtReceive: 2 });
+    expect(proved).toMatchObject({ missed: { receive: 2 } });
     expect(proved).not.toHaveProperty('inDoubt');
 
     const unknown = applyChange(proved ?? messageRecord(), changes.retry(AT, { ...attempt, inDoubt: true }));
-    expect(unknown).not.toHaveProperty('lastAttemptReachedWecom');
-    expect(unknown).not.toHaveProperty('notReachedAtReceive');
+    expect(unknown).not.toHaveProperty('missed');
     expect(unknown?.inDoubt).toBeDefined();
   });
 
@@ -151,8 +150,7 @@ describe('changes', () => {
     expect(applyChange(messageRecord(), changes.defer(AT, 2, undefined, 'paused'))).toMatchObject({
       status: STATUS.deferred,
       generation: 2,
-      lastAttemptReachedWecom: false,
-      notReachedAtReceive: 0,
+      missed: { receive: 0 },
     });
   });
 
@@ -190,8 +188,7 @@ describe('changes', () => {
       status: STATUS.dead,
       generation: 1,
       inDoubt: { since: EARLIER },
-      lastAttemptReachedWecom: false,
-      notReachedAtReceive: 2,
+      missed: { receive: 2 },
       error: { code: 'dead_lettered', message: 'in the DLQ' },
     });
 
@@ -210,8 +207,7 @@ describe('changes', () => {
       inDoubt: { since: EARLIER },
     });
     expect(redriven?.events?.at(-1)).toEqual({ at: AT, type: 'redriven', detail: 'd' });
-    for (const field of ['error', 'lastAttemptReachedWecom', 'notReachedAtReceive'])
-      expect(redriven).not.toHaveProperty(field);
+    for (const field of ['error', 'missed']) expect(redriven).not.toHaveProperty(field);
     expect(forced?.inDoubt?.since).toBe(AT);
   });
 

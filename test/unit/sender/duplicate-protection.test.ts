@@ -159,8 +159,7 @@ describe('duplicate protection: every attempt is the same request', () => {
     expect(h.wecom.sends).toHaveLength(0);
     expect(record).toMatchObject({
       status: STATUS.queued,
-      lastAttemptReachedWecom: false,
-      notReachedAtReceive: 1,
+      missed: { receive: 1 },
     });
     expect(record).not.toHaveProperty('inDoubt');
   });

@@ -111,8 +111,7 @@ describe('processBatch', () => {
       ...m.record,
       status: STATUS.deferred,
       generation: 1,
-      lastAttemptReachedWecom: false,
-      notReachedAtReceive: 0,
+      missed: { receive: 0 },
     });
     h.store.failTransitionsTo.add(STATUS.sent);
 

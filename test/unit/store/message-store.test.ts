@@ -34,19 +34,48 @@ describe('DynamoMessageStore (dynalite)', () => {
     expect(await store.get(record.id)).toEqual(record);
   });
 
-  it('stores a message in doubt under the attribute names older versions read, and reads it back', async () => {
+  it('stores the in-doubt and missed markers under the attribute names older versions read, and reads them back', async () => {
     const since = '2026-12-01T07:59:00.000Z';
-    const record = messageRecord({ inDoubt: { since } });
+    const record = messageRecord({ inDoubt: { since }, missed: { receive: 2 } });
     const batched = messageRecord({ inDoubt: { since } });
+    const proved = messageRecord({ missed: { receive: 0 } });
 
     await store.create(record);
-    await store.createBatch([batched]);
+    await store.createBatch([batched, proved]);
 
-    for (const r of [record, batched]) {
-      expect(await rawItem(r.id)).toMatchObject({ mayHaveReachedWecom: true, mayHaveReachedAt: since });
+    expect(await rawItem(record.id)).toMatchObject({
+      mayHaveReachedWecom: true,
+      mayHaveReachedAt: since,
+      lastAttemptReachedWecom: false,
+      notReachedAtReceive: 2,
+    });
+    expect(await rawItem(batched.id)).toMatchObject({ mayHaveReachedWecom: true, mayHaveReachedAt: since });
+    expect(await rawItem(proved.id)).toMatchObject({
+      lastAttemptReachedWecom: false,
+      notReachedAtReceive: 0,
+    });
+    for (const r of [record, batched, proved]) {
       expect(await rawItem(r.id)).not.toHaveProperty('inDoubt');
+      expect(await rawItem(r.id)).not.toHaveProperty('missed');
       expect(await store.get(r.id)).toEqual(r);
     }
+  });
+
+  it('reads a record item with a missed proof as older versions write it', async () => {
+    const record = messageRecord();
+    await table.db.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: {
+          ...keys.message(record.id),
+          ...record,
+          lastAttemptReachedWecom: false,
+          notReachedAtReceive: 3,
+        },
+      }),
+    );
+
+    expect(await store.get(record.id)).toEqual({ ...record, missed: { receive: 3 } });
   });
 
   it('reads a record item in doubt as older versions write it: flag and time, or the flag alone', async () => {
@@ -75,7 +104,7 @@ describe('DynamoMessageStore (dynalite)', () => {
     expect(await store.get(legacy.id)).toEqual({ ...legacy, inDoubt: { since: createdAt } });
   });
 
-  it('writes a change that puts the message in doubt under the stored names, and tells the listener the record', async () => {
+  it('writes the markers of a change under the stored names, and tells the listener the record', async () => {
     const heard: MessageRecord[] = [];
     const listening = new DynamoMessageStore(
       table.db,
@@ -90,10 +119,20 @@ describe('DynamoMessageStore (dynalite)', () => {
 
     await listening.transition(record.id, changes.retry(at, noProof));
 
-    expect(await rawItem(record.id)).toMatchObject({ mayHaveReachedWecom: true, mayHaveReachedAt: at });
+    await listening.transition(record.id, changes.defer(at, 1, { since: at }, 'paused'));
+
+    expect(await rawItem(record.id)).toMatchObject({
+      mayHaveReachedWecom: true,
+      mayHaveReachedAt: at,
+      lastAttemptReachedWecom: false,
+      notReachedAtReceive: 0,
+    });
     expect(await rawItem(record.id)).not.toHaveProperty('inDoubt');
+    expect(await rawItem(record.id)).not.toHaveProperty('missed');
     expect(heard[0]?.inDoubt).toEqual({ since: at });
     expect(heard[0]).not.toHaveProperty('mayHaveReachedWecom');
+    expect(heard[1]?.missed).toEqual({ receive: 0 });
+    expect(heard[1]).not.toHaveProperty('lastAttemptReachedWecom');
   });
 
   it('answers a second create of the same id with exists, and writes nothing', async () => {
@@ -151,8 +190,7 @@ describe('DynamoMessageStore (dynalite)', () => {
     const record = messageRecord({
       status: change.from[0],
       attempts: 1,
-      lastAttemptReachedWecom: false,
-      notReachedAtReceive: 1,
+      missed: { receive: 1 },
     });
     await store.create(record);
 
@@ -233,10 +271,9 @@ describe('DynamoMessageStore (dynalite)', () => {
     await store.transition(record.id, changes.retry('t2', noProof));
     const afterUnknown = await store.get(record.id);
 
-    expect(afterMissed).toMatchObject({ lastAttemptReachedWecom: false, notReachedAtReceive: 1 });
+    expect(afterMissed).toMatchObject({ missed: { receive: 1 } });
     expect(afterMissed).not.toHaveProperty('inDoubt');
-    expect(afterUnknown).not.toHaveProperty('lastAttemptReachedWecom');
-    expect(afterUnknown).not.toHaveProperty('notReachedAtReceive');
+    expect(afterUnknown).not.toHaveProperty('missed');
     expect(afterUnknown?.inDoubt).toBeDefined();
   });
 
