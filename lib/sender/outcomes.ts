@@ -5,40 +5,41 @@ import {
   type QueuedMessage,
   type QueuedPart,
 } from '#lib/model/index.js';
-import type { Logger } from '#lib/observability/index.js';
 import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
 import { TokenUnavailableError, WecomApiError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type Deadline, deadlineOf } from './deadline.js';
-import type { Gate } from './pause.js';
 import type { QuotaDecision } from './quota-types.js';
-import { type IncomingRecord, nowOf, type Outcome, type SenderDeps } from './types.js';
+import { type Attempt, type AttemptFailure, nowOf, type Outcome, type Received } from './types.js';
 
-/** What the sender knows about the attempt that failed. */
-export interface AttemptContext {
-  /** When it started (epoch ms). */
-  startedAtMs: number;
-  /** True only when `message/send` itself was called and its answer is missing. */
-  inDoubt: boolean;
-  gate: Gate;
-  log: Logger;
+/** How long a deferred copy waits, and why. */
+export interface Wait {
+  /** When it may go again (epoch ms). */
+  untilMs: number;
+  /** Why it waits, for the deferral event. */
+  reason: string;
+  /** What the copy carries about its quota (the received copy's, without its held slots, when absent). */
+  part?: QueuedPart | undefined;
 }
+
+/** What a retry needs: the message, when its body could be read. */
+export type Retrying = Pick<Attempt, 'deps' | 'incoming' | 'startedAtMs'> & {
+  msg: QueuedMessage | undefined;
+};
 
 /**
  * Over quota: wait for the slots the guard reserved (exactly, once), or for the window to free up; or fail a message
  * no window could ever hold.
  */
 export async function refused(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
+  c: Received,
   decision: Extract<QuotaDecision, { ok: false }>,
 ): Promise<Outcome> {
   if (Number.isFinite(decision.retryAtMs)) {
-    const part = decision.held ? { ...msg.part, held: decision.held } : undefined;
-    return defer(deps, r, msg, decision.retryAtMs, `quota ${decision.scope}`, part);
+    const part = decision.held ? { ...c.msg.part, held: decision.held } : undefined;
+    return defer(c, { untilMs: decision.retryAtMs, reason: `quota ${decision.scope}`, part });
   }
-  await fail(deps, msg, {
+  await fail(c, {
     code: 'exceeds_quota',
     message: `the message needs more ${decision.scope} quota than the app's configured limit allows in one window`,
   });
@@ -52,13 +53,9 @@ export async function refused(
  * only the time budget ends a message that keeps failing — a WeCom outage of hours does not send the backlog to
  * the DLQ, and the DLQ keeps its meaning: messages the sender itself could not handle.
  */
-export async function scheduleRetry(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage | undefined,
-  err: unknown,
-  ctx: Pick<AttemptContext, 'startedAtMs' | 'inDoubt'>,
-): Promise<Outcome> {
+export async function scheduleRetry(c: Retrying, failure: AttemptFailure): Promise<Outcome> {
+  const { deps, incoming: r, msg } = c;
+  const err = failure.error;
   const now = nowOf(deps);
   const failures = (msg?.priorFailures ?? 0) + r.receiveCount;
   let delay = fullJitterSeconds(failures, deps.retry ?? DEFAULT_RETRY, deps.random);
@@ -71,17 +68,20 @@ export async function scheduleRetry(
     const attempt: FailedAttempt = {
       receive: r.receiveCount,
       number: failures,
-      startedAt: new Date(ctx.startedAtMs).toISOString(),
-      inDoubt: ctx.inDoubt,
+      startedAt: new Date(c.startedAtMs).toISOString(),
+      inDoubt: failure.inDoubt,
       earlierInDoubt: msg.inDoubt,
       detail,
     };
     const deadline = deadlineOf(msg, deps.config.apps[msg.app]);
     if (now + delay * 1000 >= deadline.atMs) {
-      await endAtDeadline(deps, msg, deadline, detail, attempt);
+      await endAtDeadline({ deps, msg }, deadline, detail, attempt);
       return 'ack';
     }
-    if (r.receiveCount >= deps.maxReceiveCount - 1 && (await requeue(deps, r, msg, attempt, delay)))
+    if (
+      r.receiveCount >= deps.maxReceiveCount - 1 &&
+      (await requeue({ deps, incoming: r, msg }, attempt, delay))
+    )
       return 'ack';
     await deps.messages
       .transition(msg.id, changes.retry(new Date(now).toISOString(), attempt))
@@ -97,13 +97,8 @@ export async function scheduleRetry(
 }
 
 /** A retry as a fresh copy (generation + 1): SQS's receive count starts again. False if it could not be queued. */
-async function requeue(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
-  attempt: FailedAttempt,
-  delaySeconds: number,
-): Promise<boolean> {
+async function requeue(c: Received, attempt: FailedAttempt, delaySeconds: number): Promise<boolean> {
+  const { deps, incoming: r, msg } = c;
   const inDoubt = inDoubtAfter(attempt);
   const copy: QueuedMessage = {
     ...msg,
@@ -139,18 +134,13 @@ const detailOf = (err: unknown): string =>
  * With `part.held` the copy holds quota slots and wakes for them exactly: a little early (the sender waits the rest
  * in-process), never in a crowd. Otherwise it wakes when the window frees up, spread by a random jitter.
  */
-export async function defer(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
-  retryAtMs: number,
-  reason: string,
-  part?: QueuedPart,
-): Promise<Outcome> {
+export async function defer(c: Received, wait: Wait): Promise<Outcome> {
+  const { deps, msg } = c;
+  const { reason, part } = wait;
   const now = nowOf(deps);
   const deadline = deadlineOf(msg, deps.config.apps[msg.app]);
-  if (retryAtMs >= deadline.atMs) {
-    await endAtDeadline(deps, msg, deadline, reason);
+  if (wait.untilMs >= deadline.atMs) {
+    await endAtDeadline(c, deadline, reason);
     return 'ack';
   }
   const copy: QueuedMessage = { ...msg, generation: msg.generation + 1 };
@@ -159,13 +149,13 @@ export async function defer(
   else delete copy.part;
   let delaySeconds: number;
   try {
-    delaySeconds = await enqueueCopy(deps, r, copy, retryAtMs, copy.part?.held !== undefined);
+    delaySeconds = await enqueueCopy(c, copy, { atMs: wait.untilMs, exact: copy.part?.held !== undefined });
   } catch (err) {
     deps.logger.error('could not re-enqueue a deferred message; retrying it through SQS', {
       err,
       messageId: msg.id,
     });
-    return scheduleRetry(deps, r, undefined, err, { startedAtMs: now, inDoubt: false });
+    return scheduleRetry({ ...c, msg: undefined, startedAtMs: now }, { error: err, inDoubt: false });
   }
   const at = new Date(now).toISOString();
   const change = changes.defer(at, copy.generation, msg.inDoubt, `${reason}; retry in ${delaySeconds}s`);
@@ -178,12 +168,12 @@ export async function defer(
 
 /** The message's time is up: `expired` (its own ttl_seconds) or `dead` (the app's delivery budget). */
 export async function endAtDeadline(
-  deps: SenderDeps,
-  msg: QueuedMessage,
+  c: Pick<Received, 'deps' | 'msg'>,
   deadline: Deadline,
   last: string,
   attempt?: FailedAttempt,
 ): Promise<void> {
+  const { deps, msg } = c;
   const at = new Date(nowOf(deps)).toISOString();
   const change =
     deadline.kind === 'ttl'
@@ -209,20 +199,19 @@ const CROWDED_MINUTES = [0, 30];
 const CROWD_AVOIDING_WAIT_MS = 5 * 60_000;
 
 /**
- * Enqueues a deferred copy to wake at `wakeAtMs`. `exact`: the copy holds slots; it arrives up to a second before
- * them (SQS delays are whole seconds). Else the wake is spread over
+ * Enqueues a deferred copy to wake at `wake.atMs`, in the lane it came in. `exact`: the copy holds slots; it arrives
+ * up to a second before them (SQS delays are whole seconds). Else the wake is spread over
  * `deferJitterSeconds` and, for a long wait, kept out of the minutes WeCom says everyone crowds into. A wake beyond
  * SQS's longest delay (15 min) is reached in hops: the copy carries it in `notBeforeMs`. Returns the delay used.
  */
 export async function enqueueCopy(
-  deps: SenderDeps,
-  r: IncomingRecord,
+  c: Pick<Received, 'deps' | 'incoming'>,
   copy: QueuedMessage,
-  wakeAtMs: number,
-  exact: boolean,
+  { atMs, exact }: { atMs: number; exact: boolean },
 ): Promise<number> {
+  const { deps } = c;
   const now = nowOf(deps);
-  let wake = wakeAtMs;
+  let wake = atMs;
   if (!exact) {
     wake += (deps.random ?? Math.random)() * (deps.deferJitterSeconds ?? 10) * 1000;
     if (wake - now >= CROWD_AVOIDING_WAIT_MS) wake = awayFromCrowdedMinutes(wake, deps.random ?? Math.random);
@@ -234,7 +223,7 @@ export async function enqueueCopy(
   const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(exact ? 0 : 1, wanted));
   if (wanted > MAX_DELAY_SECONDS) copy.notBeforeMs = wake;
   else delete copy.notBeforeMs;
-  await deps.queue.enqueue(r.lane, copy, delaySeconds);
+  await deps.queue.enqueue(c.incoming.lane, copy, delaySeconds);
   return delaySeconds;
 }
 
@@ -249,10 +238,10 @@ const withoutEmpty = (p: QueuedPart): QueuedPart =>
 
 /** Fails the message for good (WeCom refused it, or no quota window could ever hold it). */
 export async function fail(
-  deps: SenderDeps,
-  msg: QueuedMessage,
+  c: Pick<Received, 'deps' | 'msg'>,
   error: { code: string; message: string; wecom_errcode?: number },
 ): Promise<void> {
+  const { deps, msg } = c;
   await deps.messages.transition(msg.id, changes.fail(new Date(nowOf(deps)).toISOString(), error));
   deps.metrics.count('Failed', 1, { app: msg.app });
 }

@@ -1,13 +1,12 @@
 import type { AppConfig } from '#lib/config/index.js';
 import { foldUserId, type Recipients } from '#lib/messages/index.js';
 import { changes, type MessageRecord, type QueuedMessage, receiptOf } from '#lib/model/index.js';
-import type { Logger } from '#lib/observability/index.js';
 import { type SendResponse, WecomApiError, WecomError, WecomTransportError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type BroadcastSizing, broadcastTargets, NO_BROADCASTS, sizeBroadcasts } from './demand.js';
 import { defer, enqueueCopy } from './outcomes.js';
 import type { QuotaDecision } from './quota-types.js';
-import { type IncomingRecord, nowOf, type Outcome, type SenderDeps } from './types.js';
+import { type Attempt, nowOf, type Outcome, type SenderDeps } from './types.js';
 
 /** The members left for a later part after this send, as the client spelled them, with their held slots. */
 export interface RestOfMessage {
@@ -89,14 +88,11 @@ export function restOf(
  * the part is recorded without it and the received copy is retried: its redelivery skips whoever got it.
  */
 export async function sentPart(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
-  response: SendResponse,
-  touser: string[],
+  a: Pick<Attempt, 'deps' | 'incoming' | 'msg' | 'log'>,
+  sent: { response: SendResponse; touser: string[] },
   rest: RestOfMessage,
-  log: Logger,
 ): Promise<Outcome> {
+  const { deps, msg, log } = a;
   const at = new Date(nowOf(deps)).toISOString();
   // The rest is a request of its own, never attempted: whatever an earlier attempt left unknown is about another
   // request (recorded on the message), so the copy carries no such marker and may itself be split again.
@@ -108,15 +104,15 @@ export async function sentPart(
   };
   let generation: number | undefined = copy.generation;
   try {
-    await enqueueCopy(deps, r, copy, rest.wakeAtMs, Object.keys(rest.held).length > 0);
+    await enqueueCopy(a, copy, { atMs: rest.wakeAtMs, exact: Object.keys(rest.held).length > 0 });
   } catch (err) {
     log.error('sent a part, but could not queue the rest; the message is retried without its sent part', {
       err,
     });
     generation = undefined;
   }
-  const change = changes.sendPart(at, receiptOf(response), {
-    touser,
+  const change = changes.sendPart(at, receiptOf(sent.response), {
+    touser: sent.touser,
     waiting: rest.touser.length,
     ...(generation !== undefined ? { generation } : {}),
     ...(inDoubt ? { inDoubt } : {}),
@@ -132,6 +128,15 @@ export async function sentPart(
   return 'retry';
 }
 
+/** A send to part of a copy's recipients that is in doubt: whom the copy sends to, whom it tried, what it holds. */
+export interface SplitInDoubt {
+  recipients: Recipients;
+  /** The users of the send in doubt. */
+  attempted: string[];
+  /** The slots still reserved for the others. */
+  held: Record<string, number>;
+}
+
 /** True for a failed `message/send` that may have reached WeCom (no answer, and not a refused connection). */
 export function isInDoubt(err: unknown): boolean {
   return err instanceof WecomTransportError && err.inDoubt;
@@ -142,14 +147,10 @@ export function isInDoubt(err: unknown): boolean {
  * back with `first` set to exactly these recipients (and the rest held as before), after a backoff.
  */
 export async function retrySplit(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
-  recipients: Recipients,
-  attempted: string[],
-  held: Record<string, number>,
-  startedAtMs: number,
+  a: Pick<Attempt, 'deps' | 'incoming' | 'msg' | 'startedAtMs'>,
+  { recipients, attempted, held }: SplitInDoubt,
 ): Promise<Outcome> {
+  const { deps, incoming: r, msg } = a;
   // A failed attempt like any other: the backoff keeps growing across copies (lib/sender outcomes `scheduleRetry`).
   const failures = (msg.priorFailures ?? 0) + r.receiveCount;
   const delay = fullJitterSeconds(failures, deps.retry ?? DEFAULT_RETRY, deps.random);
@@ -158,13 +159,13 @@ export async function retrySplit(
     first: attempted,
     ...(Object.keys(held).length ? { held } : {}),
   };
-  const inDoubt = msg.inDoubt ?? { since: new Date(startedAtMs).toISOString() };
+  const inDoubt = msg.inDoubt ?? { since: new Date(a.startedAtMs).toISOString() };
   return defer(
-    deps,
-    r,
-    { ...msg, inDoubt, priorFailures: failures },
-    nowOf(deps) + delay * 1000,
-    'a part may have reached WeCom; resent as the same request',
-    part,
+    { ...a, msg: { ...msg, inDoubt, priorFailures: failures } },
+    {
+      untilMs: nowOf(deps) + delay * 1000,
+      reason: 'a part may have reached WeCom; resent as the same request',
+      part,
+    },
   );
 }

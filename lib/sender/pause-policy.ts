@@ -1,13 +1,18 @@
 import { createHash } from 'node:crypto';
 import { type AppConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
-import type { QueuedMessage } from '#lib/model/index.js';
-import type { Logger } from '#lib/observability/index.js';
 import { WECOM_WINDOWS } from '#lib/quota/index.js';
 import type { AppPause } from '#lib/store/index.js';
 import { errcodeHint, WecomApiError, WecomError } from '#lib/wecom/index.js';
-import { type AttemptContext, defer, fail, scheduleRetry } from './outcomes.js';
+import { defer, fail, scheduleRetry } from './outcomes.js';
 import { DEFAULT_CONFIG_STEPS_MS, type Gate, nextPause, type PauseSchedule } from './pause.js';
-import { type IncomingRecord, nowOf, type Outcome, type SenderDeps } from './types.js';
+import {
+  type Attempt,
+  type AttemptFailure,
+  nowOf,
+  type Outcome,
+  type Received,
+  type SenderDeps,
+} from './types.js';
 
 /**
  * What the sender does with a failed send, and with the messages of an app WeCom refuses: after 45009 (a pause that
@@ -44,34 +49,24 @@ const reasonOf = (err: WecomApiError): string =>
 
 /** A message that finds its app paused: wait (deferred), or fail once a configuration error outlasted its wait. */
 export async function waitOutPause(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
-  app: AppConfig,
+  c: Received & Pick<Attempt, 'app'>,
   gate: Extract<Gate, { state: 'paused' }>,
 ): Promise<Outcome> {
   const p = gate.pause;
   if (p.kind === 'config_error') {
-    const failAt = p.sinceMs + configErrorWaitMs(app);
-    if (nowOf(deps) >= failAt) return failForConfig(deps, msg, app, p);
-    return defer(deps, r, msg, Math.min(gate.retryAtMs, failAt), describe(p, app));
+    const failAt = p.sinceMs + configErrorWaitMs(c.app);
+    if (nowOf(c.deps) >= failAt) return failForConfig(c, p);
+    return defer(c, { untilMs: Math.min(gate.retryAtMs, failAt), reason: describe(p, c.app) });
   }
-  return defer(deps, r, msg, gate.retryAtMs, describe(p, app));
+  return defer(c, { untilMs: gate.retryAtMs, reason: describe(p, c.app) });
 }
 
 /**
  * WeCom answered 45009 or a configuration errcode (for this send, or remembered from a failed `gettoken`): pause
  * the app (or lengthen its pause, if this was the probe), then let this message wait out the pause like any other.
  */
-export async function pauseForError(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
-  app: AppConfig,
-  err: WecomApiError,
-  gate: Gate,
-  log: Logger,
-): Promise<Outcome> {
+export async function pauseForError(a: Attempt, err: WecomApiError): Promise<Outcome> {
+  const { deps, msg, app, gate, log } = a;
   const kind: AppPause['kind'] = err.errclass === 'rateLimited' ? 'rate_limited' : 'config_error';
   const now = nowOf(deps);
   if (kind === 'config_error') deps.metrics.count('ConfigError', 1, { app: msg.app });
@@ -105,18 +100,14 @@ export async function pauseForError(
         log.error('could not record the pause; other containers learn it from WeCom', { err: e }),
       );
   }
-  if (!pause) return defer(deps, r, msg, now + scheduleOf(deps).rateLimitFirstMs, `errcode ${err.errcode}`);
-  return waitOutPause(deps, r, msg, app, { state: 'paused', pause, retryAtMs: pause.untilMs });
+  if (!pause)
+    return defer(a, { untilMs: now + scheduleOf(deps).rateLimitFirstMs, reason: `errcode ${err.errcode}` });
+  return waitOutPause(a, { state: 'paused', pause, retryAtMs: pause.untilMs });
 }
 
-async function failForConfig(
-  deps: SenderDeps,
-  msg: QueuedMessage,
-  app: AppConfig,
-  p: AppPause,
-): Promise<Outcome> {
-  const minutes = Math.round(configErrorWaitMs(app) / 60_000);
-  await fail(deps, msg, {
+async function failForConfig(c: Pick<Attempt, 'deps' | 'msg' | 'app'>, p: AppPause): Promise<Outcome> {
+  const minutes = Math.round(configErrorWaitMs(c.app) / 60_000);
+  await fail(c, {
     code: 'wecom_config_error',
     message: `${p.reason}; the app was held since ${new Date(p.sinceMs).toISOString()} (${minutes} min, delivery.configErrorHoldSeconds) without a fix`,
     ...(p.errcode !== undefined ? { wecom_errcode: p.errcode } : {}),
@@ -128,34 +119,29 @@ async function failForConfig(
  * A failed send (or token): pause the app on 45009 or a configuration errcode, fail on a permanent errcode, retry
  * otherwise.
  */
-export async function handleSendError(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
-  app: AppConfig,
-  err: unknown,
-  ctx: AttemptContext,
-): Promise<Outcome> {
+export async function handleSendError(a: Attempt, failure: AttemptFailure): Promise<Outcome> {
+  const { deps, msg, gate, log } = a;
+  const err = failure.error;
   if (err instanceof WecomApiError && (err.errclass === 'rateLimited' || err.errclass === 'config')) {
-    return pauseForError(deps, r, msg, app, err, ctx.gate, ctx.log);
+    return pauseForError(a, err);
   }
-  if (ctx.gate.state === 'probe') {
+  if (gate.state === 'probe') {
     // The probe learned nothing about the pause's cause: the next message probes.
     await deps.pauses
-      .probeInconclusive(msg.app, ctx.gate.pause)
-      .catch((e: unknown) => ctx.log.warn('could not release the probe; its lease runs out', { err: e }));
+      .probeInconclusive(msg.app, gate.pause)
+      .catch((e: unknown) => log.warn('could not release the probe; its lease runs out', { err: e }));
   }
   if (err instanceof WecomApiError && err.errclass === 'permanent') {
-    await fail(deps, msg, {
+    await fail(a, {
       code: 'wecom_rejected',
       message: errcodeHint(err.errcode, err.errmsg) ?? `WeCom rejected the message: ${err.errmsg}`,
       wecom_errcode: err.errcode,
     });
-    ctx.log.warn('WeCom rejected the message permanently', { errcode: err.errcode });
+    log.warn('WeCom rejected the message permanently', { errcode: err.errcode });
     return 'ack';
   }
   // Retryable, a token error that persisted after one refresh, no answer, or not WeCom at all (e.g. DynamoDB failing
   // under the token cache or the quota counters).
-  if (!(err instanceof WecomError)) ctx.log.error('unexpected error, message will be retried', { err });
-  return scheduleRetry(deps, r, msg, err, ctx);
+  if (!(err instanceof WecomError)) log.error('unexpected error, message will be retried', { err });
+  return scheduleRetry(a, failure);
 }

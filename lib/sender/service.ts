@@ -1,12 +1,10 @@
-import type { AppConfig } from '#lib/config/index.js';
-import { toWecomSendBody } from '#lib/messages/index.js';
+import { type Recipients, toWecomSendBody } from '#lib/messages/index.js';
 import {
   changes,
   decodeQueuedMessage,
   type InDoubt,
   inDoubtOnRedelivery,
   type MessageRecord,
-  type QueuedMessage,
   receiptOf,
   TERMINAL_STATUSES,
 } from '#lib/model/index.js';
@@ -17,10 +15,17 @@ import { deadlineOf, pastProtection } from './deadline.js';
 import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from './demand.js';
 import { defer, endAtDeadline, fail, refused, scheduleRetry } from './outcomes.js';
 import { isInDoubt, restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
-import type { Gate } from './pause.js';
 import { configHashOf, handleSendError, waitOutPause } from './pause-policy.js';
 import type { QuotaDecision } from './quota-types.js';
-import { type IncomingRecord, nowOf, type Outcome, type SenderDeps, type Sent } from './types.js';
+import {
+  type Attempt,
+  type IncomingRecord,
+  nowOf,
+  type Outcome,
+  type Received,
+  type SenderDeps,
+  type Sent,
+} from './types.js';
 
 /**
  * A delivered message whose `sent` status could not be written comes back after at least this long (or the retry
@@ -49,10 +54,10 @@ export async function processBatch(
       } catch (err) {
         deps.logger.error('unexpected error, message will be retried', { err, sqsMessageId: r.sqsMessageId });
         // Before `message/send` (nothing after it throws): this attempt did not reach WeCom.
-        return scheduleRetry(deps, r, decodeQueuedMessage(r.body), err, {
-          startedAtMs: nowOf(deps),
-          inDoubt: false,
-        });
+        return scheduleRetry(
+          { deps, incoming: r, msg: decodeQueuedMessage(r.body), startedAtMs: nowOf(deps) },
+          { error: err, inDoubt: false },
+        );
       }
     }),
   );
@@ -132,41 +137,45 @@ async function processRecord(
   if (seen.has(copyKey)) return 'ack';
   seen.add(copyKey);
 
+  const copy: Received = { deps, incoming: r, msg };
   const app = deps.config.apps[msg.app];
   if (!app) {
-    await fail(deps, msg, { code: 'app_not_configured', message: `app ${msg.app} is no longer configured` });
+    await fail(copy, { code: 'app_not_configured', message: `app ${msg.app} is no longer configured` });
     return 'ack';
   }
   const startedAtMs = nowOf(deps);
   const deadline = deadlineOf(msg, app);
   if (startedAtMs >= deadline.atMs) {
-    await endAtDeadline(deps, msg, deadline, 'still queued when its time ran out');
+    await endAtDeadline(copy, deadline, 'still queued when its time ran out');
     return 'ack';
   }
 
-  const check = await duplicateCheckFor(deps, r, msg, log);
+  const check = await duplicateCheckFor(copy, log);
   if (check === 'ack') return 'ack';
-  // From here on, `attempt` tells every outcome (retry, deferral) whether the message is in doubt.
-  const attempt: QueuedMessage = check.inDoubt ? { ...msg, inDoubt: check.inDoubt } : msg;
+  // From here on, `received.msg` tells every outcome (retry, deferral) whether the message is in doubt.
+  const received: Received = check.inDoubt ? { ...copy, msg: { ...msg, inDoubt: check.inDoubt } } : copy;
 
   if (msg.notBeforeMs !== undefined && msg.notBeforeMs - startedAtMs > deps.quota.inlineWaitMs) {
     // A wait longer than SQS's longest delay: one more hop, still holding the slots.
-    return defer(deps, r, attempt, msg.notBeforeMs, 'waiting for its quota slots', msg.part);
+    return defer(received, {
+      untilMs: msg.notBeforeMs,
+      reason: 'waiting for its quota slots',
+      part: msg.part,
+    });
   }
   const gate = await deps.pauses.gate(msg.app, configHashOf(app));
-  if (gate.state === 'paused') return waitOutPause(deps, r, attempt, app, gate);
+  if (gate.state === 'paused') return waitOutPause({ ...received, app }, gate);
 
-  if (pastProtection(attempt, check.inDoubt?.since, startedAtMs))
-    return outcomeUnknown(deps, attempt, gate, log);
-  return send(deps, r, attempt, app, gate, { startedAtMs, firstDeliveries, log, stored: check.stored });
+  const attempt: Attempt = { ...received, app, gate, log, startedAtMs };
+  if (pastProtection(attempt.msg, check.inDoubt?.since, startedAtMs)) return outcomeUnknown(attempt);
+  return send(attempt, { firstDeliveries, stored: check.stored });
 }
 
 interface SendContext {
-  startedAtMs: number;
+  /** Where a first delivery is collected, to be recorded with the batch's others (processBatch). */
   firstDeliveries: Sent[];
-  log: Logger;
   /** The record, when this delivery had to read it (a redelivery). */
-  stored?: MessageRecord;
+  stored?: MessageRecord | undefined;
 }
 
 /**
@@ -175,31 +184,23 @@ interface SendContext {
  * than our ~60 lines on purpose: the token, the quota decision and the send share one attempt's state (the error
  * `message/send` threw, the decision whose slots go back, the split), which pieces would have to pass around.
  */
-async function send(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
-  app: AppConfig,
-  gate: Gate,
-  ctx: SendContext,
-): Promise<Outcome> {
-  const { log } = ctx;
-  const attempt = { startedAtMs: ctx.startedAtMs, gate, log };
+async function send(a: Attempt, ctx: SendContext): Promise<Outcome> {
+  const { deps, msg, app, log } = a;
   const recipients = copyRecipients(msg, sentBefore(ctx.stored));
   if (recipients.touser.length + recipients.toparty.length + recipients.totag.length === 0) {
     log.info('every recipient of this copy already got the message in an earlier part');
-    await probeInconclusive(deps, msg, gate);
+    await probeInconclusive(a);
     return 'ack';
   }
   let sizing: BroadcastSizing;
   try {
     sizing = await sizeFor(deps, app, recipients);
-  } catch (err) {
-    return handleSendError(deps, r, msg, app, err, { ...attempt, inDoubt: false });
+  } catch (error) {
+    return handleSendError(a, { error, inDoubt: false });
   }
   if (sizing.unsized.length > 0) {
-    await probeInconclusive(deps, msg, gate);
-    await fail(deps, msg, {
+    await probeInconclusive(a);
+    await fail(a, {
       code: 'broadcast_unsized',
       message: `cannot count whom ${sizing.unsized.join(', ')} reaches: the app may not read WeCom's contacts; grant it, or set apps.${msg.app}.broadcast sizes`,
     });
@@ -242,42 +243,18 @@ async function send(
     });
   } catch (err) {
     if (err instanceof SplitAttempt) {
-      await probeInconclusive(deps, msg, gate);
-      return retrySplit(deps, r, msg, recipients, err.touser, err.decision.rest?.held ?? {}, ctx.startedAtMs);
+      await probeInconclusive(a);
+      return retrySplit(a, { recipients, attempted: err.touser, held: err.decision.rest?.held ?? {} });
     }
     // Only `message/send` itself may have reached WeCom; a token, quota or DynamoDB error happened before it.
     const inDoubt = err === sendError && err instanceof WecomTransportError && err.inDoubt;
-    return handleSendError(deps, r, msg, app, err, { ...attempt, inDoubt });
+    return handleSendError(a, { error: err, inDoubt });
   }
   if ('refused' in sent) {
-    await probeInconclusive(deps, msg, gate);
-    return refused(deps, r, msg, sent.refused);
+    await probeInconclusive(a);
+    return refused(a, sent.refused);
   }
-  if (gate.state === 'probe') {
-    log.info('probe went through: the app is no longer paused', { kind: gate.pause.kind });
-    await deps.pauses
-      .probeSucceeded(msg.app, gate.pause)
-      .catch((err: unknown) => log.warn('could not end the pause; it runs out by itself', { err }));
-  }
-  deps.metrics.count('Sent', 1, { app: msg.app });
-  log.info('sent', {
-    msgid: sent.response.msgid,
-    duplicateCheck: sent.duplicateCheck,
-    recipients: sent.touser.length,
-  });
-  const rest = restOf(msg, recipients, sent.decision, nowOf(deps));
-  if (rest) return sentPart(deps, r, msg, sent.response, sent.touser, rest, log);
-  if (r.receiveCount === 1 && msg.generation === 0 && !msg.part) {
-    // First deliveries are recorded together, in one batch write (processBatch).
-    ctx.firstDeliveries.push({ record: msg, response: sent.response, incoming: r });
-    return 'ack';
-  }
-  return recordSent(deps, msg, sent.response, log, msg.part ? sent.touser : undefined);
-}
-
-/** The probe learned nothing about the pause's cause (nothing was sent): the next message probes. */
-async function probeInconclusive(deps: SenderDeps, msg: QueuedMessage, gate: Gate): Promise<void> {
-  if (gate.state === 'probe') await deps.pauses.probeInconclusive(msg.app, gate.pause).catch(() => undefined);
+  return delivered(a, recipients, sent, ctx.firstDeliveries);
 }
 
 /** A send of part of a copy's recipients failed in a way that may have reached WeCom. */
@@ -291,35 +268,70 @@ class SplitAttempt extends Error {
   }
 }
 
+/** WeCom took the send: a probe ends the app's pause; then it is recorded, or the rest of its members wait. */
+async function delivered(
+  a: Attempt,
+  recipients: Recipients,
+  sent: {
+    response: SendResponse;
+    decision: Extract<QuotaDecision, { ok: true }>;
+    touser: string[];
+    duplicateCheck: boolean;
+  },
+  firstDeliveries: Sent[],
+): Promise<Outcome> {
+  const { deps, incoming: r, msg, gate, log } = a;
+  if (gate.state === 'probe') {
+    log.info('probe went through: the app is no longer paused', { kind: gate.pause.kind });
+    await deps.pauses
+      .probeSucceeded(msg.app, gate.pause)
+      .catch((err: unknown) => log.warn('could not end the pause; it runs out by itself', { err }));
+  }
+  deps.metrics.count('Sent', 1, { app: msg.app });
+  log.info('sent', {
+    msgid: sent.response.msgid,
+    duplicateCheck: sent.duplicateCheck,
+    recipients: sent.touser.length,
+  });
+  const rest = restOf(msg, recipients, sent.decision, nowOf(deps));
+  if (rest) return sentPart(a, sent, rest);
+  if (r.receiveCount === 1 && msg.generation === 0 && !msg.part) {
+    // First deliveries are recorded together, in one batch write (processBatch).
+    firstDeliveries.push({ record: msg, response: sent.response, incoming: r });
+    return 'ack';
+  }
+  return recordSent(a, sent.response, msg.part ? sent.touser : undefined);
+}
+
+/** The probe learned nothing about the pause's cause (nothing was sent): the next message probes. */
+async function probeInconclusive(a: Pick<Attempt, 'deps' | 'msg' | 'gate'>): Promise<void> {
+  if (a.gate.state === 'probe')
+    await a.deps.pauses.probeInconclusive(a.msg.app, a.gate.pause).catch(() => undefined);
+}
+
 /**
  * The message is in doubt, but a resend now would fall outside WeCom's duplicate-check interval and could be
  * delivered twice: the message is not resent, and fails with a code that says its delivery is unknown.
  */
-async function outcomeUnknown(
-  deps: SenderDeps,
-  msg: QueuedMessage,
-  gate: Gate,
-  log: Logger,
-): Promise<Outcome> {
-  await probeInconclusive(deps, msg, gate);
-  log.warn(
+async function outcomeUnknown(a: Attempt): Promise<Outcome> {
+  await probeInconclusive(a);
+  a.log.warn(
     'not resent: an earlier attempt may have reached WeCom and the duplicate check no longer covers it',
   );
-  await fail(deps, msg, {
+  await fail(a, {
     code: 'delivery_unknown',
-    message: `an attempt that started at ${msg.inDoubt?.since} may have reached WeCom (its answer was lost); a resend now would be outside WeCom's duplicate check interval and might be delivered twice, so it was not resent`,
+    message: `an attempt that started at ${a.msg.inDoubt?.since} may have reached WeCom (its answer was lost); a resend now would be outside WeCom's duplicate check interval and might be delivered twice, so it was not resent`,
   });
   return 'ack';
 }
 
 /** Records a redelivered or deferred message `sent` (with `touser`: the last part of a message sent in parts). */
 async function recordSent(
-  deps: SenderDeps,
-  msg: QueuedMessage,
+  a: Pick<Attempt, 'deps' | 'msg' | 'log'>,
   response: SendResponse,
-  log: Logger,
   touser?: string[],
 ): Promise<Outcome> {
+  const { deps, msg, log } = a;
   const at = new Date(nowOf(deps)).toISOString();
   try {
     await deps.messages.transition(
@@ -343,11 +355,10 @@ async function recordSent(
  * before its deferral left in doubt).
  */
 async function duplicateCheckFor(
-  deps: SenderDeps,
-  r: IncomingRecord,
-  msg: QueuedMessage,
+  c: Received,
   log: Logger,
 ): Promise<{ inDoubt?: InDoubt; stored?: MessageRecord } | 'ack'> {
+  const { deps, incoming: r, msg } = c;
   const carried = msg.inDoubt?.since;
   if (r.receiveCount > 1) {
     const stored = await deps.messages.get(msg.id);

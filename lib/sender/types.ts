@@ -1,4 +1,4 @@
-import type { GatewayConfig } from '#lib/config/index.js';
+import type { AppConfig, GatewayConfig } from '#lib/config/index.js';
 import type { QueuedMessage } from '#lib/model/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
@@ -7,7 +7,7 @@ import type { LaneName } from '#lib/resources/index.js';
 import type { MessageStore } from '#lib/store/index.js';
 import type { BroadcastDirectory, SendResponse, TokenCache, WecomApi } from '#lib/wecom/index.js';
 import type { RetryPolicy } from './backoff.js';
-import type { PauseCache } from './pause.js';
+import type { Gate, PauseCache } from './pause.js';
 import type { QuotaGuard } from './quota.js';
 
 /** One SQS record, as the sender sees it (no Lambda types in lib/). */
@@ -49,6 +49,35 @@ export interface SenderDeps {
   windows?: QuotaWindows;
   now?: () => number;
   random?: () => number;
+}
+
+/**
+ * A received copy of a message: what every outcome (defer, retry, fail) starts from. `msg` carries `inDoubt` when an
+ * earlier attempt may have reached WeCom.
+ */
+export interface Received {
+  deps: SenderDeps;
+  /** The SQS record the copy came in. */
+  incoming: IncomingRecord;
+  msg: QueuedMessage;
+}
+
+/** One attempt to deliver a received copy: built once in `processRecord`, when its app's pause is known. */
+export interface Attempt extends Received {
+  app: AppConfig;
+  /** Send, or send as the probe of a paused app. */
+  gate: Gate;
+  /** The log with the message's id, app and receive count. */
+  log: Logger;
+  /** When the attempt started (epoch ms). */
+  startedAtMs: number;
+}
+
+/** How an attempt failed: the error, and whether the attempt is in doubt (it may have reached WeCom). */
+export interface AttemptFailure {
+  error: unknown;
+  /** True only when `message/send` itself was called and its answer is missing. */
+  inDoubt: boolean;
 }
 
 /** What became of one record: acknowledged (deleted from the queue) or left for a retry. */
