@@ -1,7 +1,7 @@
 import type { AppConfig } from '#lib/config/index.js';
 import { foldUserId, type Recipients } from '#lib/messages/index.js';
 import { changes, type MessageRecord, type QueuedMessage, receiptOf } from '#lib/model/index.js';
-import { type SendResponse, WecomApiError, WecomError, WecomTransportError } from '#lib/wecom/index.js';
+import { type SendResponse, WecomApiError, WecomError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type BroadcastSizing, broadcastTargets, NO_BROADCASTS, sizeBroadcasts } from './demand.js';
 import { defer, enqueueCopy } from './outcomes.js';
@@ -135,11 +135,6 @@ export interface SplitInDoubt {
   attempted: string[];
   /** The slots still reserved for the others. */
   held: Record<string, number>;
-}
-
-/** True for a failed `message/send` that may have reached WeCom (no answer, and not a refused connection). */
-export function isInDoubt(err: unknown): boolean {
-  return err instanceof WecomTransportError && err.inDoubt;
 }
 
 /**

@@ -14,11 +14,12 @@ import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { deadlineOf, pastProtection } from './deadline.js';
 import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from './demand.js';
 import { defer, endAtDeadline, fail, refused, scheduleRetry } from './outcomes.js';
-import { isInDoubt, restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
+import { restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
 import { configHashOf, handleSendError, waitOutPause } from './pause-policy.js';
-import type { QuotaDecision } from './quota-types.js';
+import type { QuotaDecision, QuotaDemand } from './quota-types.js';
 import {
   type Attempt,
+  type AttemptFailure,
   type IncomingRecord,
   nowOf,
   type Outcome,
@@ -178,11 +179,22 @@ interface SendContext {
   stored?: MessageRecord | undefined;
 }
 
+type Granted = Extract<QuotaDecision, { ok: true }>;
+
+/** What one go at `message/send` came to, token and quota included. */
+type SendResult =
+  /** WeCom took it: `touser` are the users this send went to. */
+  | { kind: 'sent'; response: SendResponse; decision: Granted; touser: string[]; duplicateCheck: boolean }
+  /** The quota guard refused it: nothing was sent. */
+  | { kind: 'refused'; decision: Extract<QuotaDecision, { ok: false }> }
+  /** A send to part of the recipients (`touser`) is in doubt: its retry must be the very same request. */
+  | { kind: 'splitInDoubt'; touser: string[]; decision: Granted }
+  | ({ kind: 'failed' } & AttemptFailure);
+
 /**
  * Sends one message (or the part of it whose members have a slot now): the recipients this copy still owes, what
- * its broadcasts cost, token, quota, `message/send`; then records it (or hands the failure to outcomes.ts). Longer
- * than our ~60 lines on purpose: the token, the quota decision and the send share one attempt's state (the error
- * `message/send` threw, the decision whose slots go back, the split), which pieces would have to pass around.
+ * its broadcasts cost, then token, quota and `message/send` ({@link trySend}); the result is recorded, or handed to
+ * the pause policy and outcomes.ts.
  */
 async function send(a: Attempt, ctx: SendContext): Promise<Outcome> {
   const { deps, msg, app, log } = a;
@@ -206,21 +218,32 @@ async function send(a: Attempt, ctx: SendContext): Promise<Outcome> {
     });
     return 'ack';
   }
-  const demand = quotaDemand(msg, app, recipients, sizing);
-  type Delivered = {
-    response: SendResponse;
-    decision: Extract<QuotaDecision, { ok: true }>;
-    touser: string[];
-    duplicateCheck: boolean;
-  };
-  let sent: Delivered | { refused: Extract<QuotaDecision, { ok: false }> };
-  let sendError: unknown;
+  const result = await trySend(a, recipients, quotaDemand(msg, app, recipients, sizing));
+  switch (result.kind) {
+    case 'sent':
+      return delivered(a, recipients, result, ctx.firstDeliveries);
+    case 'refused':
+      await probeInconclusive(a);
+      return refused(a, result.decision);
+    case 'splitInDoubt':
+      await probeInconclusive(a);
+      return retrySplit(a, { recipients, attempted: result.touser, held: result.decision.rest?.held ?? {} });
+    case 'failed':
+      return handleSendError(a, result);
+  }
+}
+
+/**
+ * Token first, then quota: waiting for a token (another container refreshing) must not push the send past the
+ * quota slot it was given. After a token refresh the quota is reserved again, for the resend. Only `message/send`
+ * itself can leave the attempt in doubt; whatever else fails (token, quota, DynamoDB) fails before it.
+ */
+async function trySend(a: Attempt, recipients: Recipients, demand: QuotaDemand): Promise<SendResult> {
+  const { deps, msg, app } = a;
   try {
-    // Token first, then quota: waiting for a token (another container refreshing) must not push the send past the
-    // quota slot it was given. After a token refresh the quota is reserved again, for the resend.
-    sent = await deps.tokens.withToken(app, async (token) => {
+    return await deps.tokens.withToken(app, async (token): Promise<SendResult> => {
       const decision = await deps.quota.acquire(demand);
-      if (!decision.ok) return { refused: decision };
+      if (!decision.ok) return { kind: 'refused', decision };
       const request = requestFor(msg.request, recipients, decision.members, demand.splittable);
       const body = toWecomSendBody(request, app.agentId, {
         ...(msg.duplicateCheckSeconds !== undefined
@@ -228,43 +251,32 @@ async function send(a: Attempt, ctx: SendContext): Promise<Outcome> {
           : {}),
         forceDuplicateCheck: msg.inDoubt !== undefined,
       });
+      const touser = request.recipients.touser;
       try {
         const response = await deps.wecom.send(token, body);
-        const duplicateCheck = body.enable_duplicate_check === 1;
-        return { response, decision, touser: request.recipients.touser, duplicateCheck };
-      } catch (err) {
-        sendError = err;
-        if (decision.rest && isInDoubt(err)) throw new SplitAttempt(err, request.recipients.touser, decision);
-        // WeCom answered an error, or the request never left: nobody got it, so the members keep their slots (a
-        // resend after a token refresh, or a retry, need not wait a pace).
-        if (!isInDoubt(err)) await deps.quota.giveBack(decision);
-        throw err;
+        return {
+          kind: 'sent',
+          response,
+          decision,
+          touser,
+          duplicateCheck: body.enable_duplicate_check === 1,
+        };
+      } catch (error) {
+        if (!(error instanceof WecomTransportError && error.inDoubt)) {
+          // WeCom answered an error, or the request never left: nobody got it, so the members keep their slots (a
+          // resend after a token refresh, or a retry, need not wait a pace). Thrown, so withToken refreshes a
+          // token WeCom rejected and calls again.
+          await deps.quota.giveBack(decision);
+          throw error;
+        }
+        return decision.rest
+          ? { kind: 'splitInDoubt', touser, decision }
+          : { kind: 'failed', error, inDoubt: true };
       }
     });
-  } catch (err) {
-    if (err instanceof SplitAttempt) {
-      await probeInconclusive(a);
-      return retrySplit(a, { recipients, attempted: err.touser, held: err.decision.rest?.held ?? {} });
-    }
-    // Only `message/send` itself may have reached WeCom; a token, quota or DynamoDB error happened before it.
-    const inDoubt = err === sendError && err instanceof WecomTransportError && err.inDoubt;
-    return handleSendError(a, { error: err, inDoubt });
-  }
-  if ('refused' in sent) {
-    await probeInconclusive(a);
-    return refused(a, sent.refused);
-  }
-  return delivered(a, recipients, sent, ctx.firstDeliveries);
-}
-
-/** A send of part of a copy's recipients failed in a way that may have reached WeCom. */
-class SplitAttempt extends Error {
-  constructor(
-    override readonly cause: unknown,
-    readonly touser: string[],
-    readonly decision: Extract<QuotaDecision, { ok: true }>,
-  ) {
-    super('a part of the recipients may have been sent');
+  } catch (error) {
+    // Thrown before `message/send` was called (token, quota, DynamoDB), or answered by WeCom: not in doubt.
+    return { kind: 'failed', error, inDoubt: false };
   }
 }
 
@@ -272,12 +284,7 @@ class SplitAttempt extends Error {
 async function delivered(
   a: Attempt,
   recipients: Recipients,
-  sent: {
-    response: SendResponse;
-    decision: Extract<QuotaDecision, { ok: true }>;
-    touser: string[];
-    duplicateCheck: boolean;
-  },
+  sent: Extract<SendResult, { kind: 'sent' }>,
   firstDeliveries: Sent[],
 ): Promise<Outcome> {
   const { deps, incoming: r, msg, gate, log } = a;
