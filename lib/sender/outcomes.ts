@@ -12,6 +12,11 @@ import { type Deadline, deadlineOf } from './deadline.js';
 import type { QuotaDecision } from './quota-types.js';
 import { type Attempt, type AttemptFailure, nowOf, type Outcome, type Received } from './types.js';
 
+/*
+ * The actions a received copy can end in: defer, retry, fail, end at its deadline. Which one a failed send takes is
+ * the pause policy's choice (pause-policy.ts), which imports these; nothing here decides it.
+ */
+
 /** How long a deferred copy waits, and why. */
 export interface Wait {
   /** When it may go again (epoch ms). */
