@@ -11,7 +11,7 @@
  * and both functions share in the local stack: the same at 10 msg/s, with the process's CPU use for both rates.
  */
 import { QUOTA_DEFAULTS } from '#lib/config/index.js';
-import { effectiveLimit } from '#lib/sender/index.js';
+import { effectiveLimit } from '#lib/quota/index.js';
 import { type BenchGateway, SIM_LATENCY_MS, startBenchGateway } from '../lib/gateway.js';
 import type { Metric } from '../lib/harness.js';
 import { fmt, round, summarize, waitUntil } from '../lib/harness.js';

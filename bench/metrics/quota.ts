@@ -21,7 +21,7 @@
  */
 import type { GatewayConfig } from '#lib/config/index.js';
 import { QUOTA_DEFAULTS } from '#lib/config/index.js';
-import { effectiveLimit } from '#lib/sender/index.js';
+import { effectiveLimit } from '#lib/quota/index.js';
 import { queueDepth } from '#local/harness/sender.js';
 import { maxInRollingWindow } from '#local/harness/windows.js';
 import { type BenchGateway, startBenchGateway } from '../lib/gateway.js';

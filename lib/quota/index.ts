@@ -1,4 +1,5 @@
 export { COUNTER, callsSpec, memberLimits, memberSpec, personTimesSpec } from './counters.js';
+export { QuotaGuard, type QuotaGuardOptions } from './guard.js';
 export {
   applySlot,
   bestSlot,
@@ -23,5 +24,7 @@ export {
   usedInMinute,
   usedInWindow,
 } from './slots.js';
+export { type CounterReservation, type PacedSlot, type QuotaStore, TAT_TOLERANCE_MS } from './store.js';
+export { BROADCAST_SLOT, type QuotaDecision, type QuotaDemand, type QuotaScope } from './types.js';
 export { type QuotaReader, type QuotaUsage, QuotaUsageReader } from './usage.js';
 export { effectiveLimit, type QuotaWindows, WECOM_WINDOWS } from './windows.js';

@@ -1,6 +1,7 @@
 import type { ConfigSource, GatewayEnv } from '#lib/config/index.js';
+import { QuotaGuard, WECOM_WINDOWS } from '#lib/quota/index.js';
 import { MAX_RECEIVE_COUNT } from '#lib/resources/index.js';
-import { PauseCache, QuotaGuard, type SenderDeps, WECOM_WINDOWS } from '#lib/sender/index.js';
+import { PauseCache, type SenderDeps } from '#lib/sender/index.js';
 import { DynamoDirectoryStore, DynamoPauseStore, DynamoQuotaStore } from '#lib/store/index.js';
 import { BroadcastDirectory } from '#lib/wecom/index.js';
 import { createUndiciWecomClient } from '#lib/wecom/undici.js';

@@ -1,8 +1,8 @@
 import type { AppConfig, BroadcastConfig } from '#lib/config/index.js';
 import { ALL_USERS, foldUserId, type MessageRequest, type Recipients } from '#lib/messages/index.js';
 import type { QueuedMessage } from '#lib/model/index.js';
+import type { QuotaDemand } from '#lib/quota/index.js';
 import type { BroadcastTarget, Reach } from '#lib/wecom/index.js';
-import type { QuotaDemand } from './quota-types.js';
 
 /**
  * The recipients this copy sends to: the request's, narrowed to the part's users when the message was split by

@@ -1,4 +1,3 @@
-export { effectiveLimit, type QuotaWindows, WECOM_WINDOWS } from '#lib/quota/index.js';
 export { DEFAULT_RETRY, fullJitterSeconds, type RetryPolicy } from './backoff.js';
 export {
   dayEndOf,
@@ -8,7 +7,5 @@ export {
   type PauseCacheOptions,
   type PauseSchedule,
 } from './pause.js';
-export { QuotaGuard, type QuotaGuardOptions } from './quota.js';
-export { BROADCAST_SLOT, type QuotaDecision, type QuotaDemand, type QuotaScope } from './quota-types.js';
 export { processBatch } from './service.js';
 export type { IncomingRecord, SenderDeps } from './types.js';

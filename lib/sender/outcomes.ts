@@ -6,10 +6,10 @@ import {
   type QueuedPart,
 } from '#lib/model/index.js';
 import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
+import type { QuotaDecision } from '#lib/quota/index.js';
 import { TokenUnavailableError, WecomApiError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type Deadline, deadlineOf } from './deadline.js';
-import type { QuotaDecision } from './quota-types.js';
 import { type Attempt, type AttemptFailure, nowOf, type Outcome, type Received } from './types.js';
 
 /*

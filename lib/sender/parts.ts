@@ -1,11 +1,11 @@
 import type { AppConfig } from '#lib/config/index.js';
 import { foldUserId, type Recipients } from '#lib/messages/index.js';
 import { changes, type MessageRecord, type QueuedMessage, receiptOf } from '#lib/model/index.js';
+import type { QuotaDecision } from '#lib/quota/index.js';
 import { type SendResponse, WecomApiError, WecomError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type BroadcastSizing, broadcastTargets, NO_BROADCASTS, sizeBroadcasts } from './demand.js';
 import { defer, enqueueCopy } from './outcomes.js';
-import type { QuotaDecision } from './quota-types.js';
 import { type Attempt, nowOf, type Outcome, type SenderDeps } from './types.js';
 
 /** The members left for a later part after this send, as the client spelled them, with their held slots. */

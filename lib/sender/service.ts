@@ -9,6 +9,7 @@ import {
   TERMINAL_STATUSES,
 } from '#lib/model/index.js';
 import type { Logger } from '#lib/observability/index.js';
+import type { QuotaDecision, QuotaDemand } from '#lib/quota/index.js';
 import { type SendResponse, WecomTransportError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { deadlineOf, pastProtection } from './deadline.js';
@@ -16,7 +17,6 @@ import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from '.
 import { defer, endAtDeadline, fail, refused, scheduleRetry } from './outcomes.js';
 import { restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
 import { configHashOf, handleSendError, waitOutPause } from './pause-policy.js';
-import type { QuotaDecision, QuotaDemand } from './quota-types.js';
 import {
   type Attempt,
   type AttemptFailure,

@@ -2,13 +2,12 @@ import type { AppConfig, GatewayConfig } from '#lib/config/index.js';
 import type { QueuedMessage } from '#lib/model/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
-import type { QuotaWindows } from '#lib/quota/index.js';
+import type { QuotaGuard, QuotaWindows } from '#lib/quota/index.js';
 import type { LaneName } from '#lib/resources/index.js';
 import type { MessageStore } from '#lib/store/index.js';
 import type { BroadcastDirectory, SendResponse, TokenCache, WecomApi } from '#lib/wecom/index.js';
 import type { RetryPolicy } from './backoff.js';
 import type { Gate, PauseCache } from './pause.js';
-import type { QuotaGuard } from './quota.js';
 
 /** One SQS record, as the sender sees it (no Lambda types in lib/). */
 export interface IncomingRecord {

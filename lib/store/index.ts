@@ -26,15 +26,6 @@ export {
   type StatusListener,
 } from './message-store.js';
 export { type AppPause, DynamoPauseStore, type PauseStore } from './pause-store.js';
-export {
-  type CounterReservation,
-  type CounterStates,
-  DynamoQuotaStore,
-  type PacedSlot,
-  parseCounters,
-  type QuotaKey,
-  type QuotaStore,
-  TAT_TOLERANCE_MS,
-} from './quota-store.js';
+export { DynamoQuotaStore, parseCounters } from './quota-store.js';
 export { DynamoTokenStore } from './token-store.js';
 export { DynamoWebhookLog, type WebhookAttempt, type WebhookLog } from './webhook-store.js';

@@ -1,12 +1,16 @@
-import { applySlot, emptyPool, type Pool, type PoolState, planFits } from '#lib/quota/index.js';
 import {
+  applySlot,
   type CounterReservation,
   type CounterStates,
+  emptyPool,
   type PacedSlot,
+  type Pool,
+  type PoolState,
+  planFits,
   type QuotaKey,
   type QuotaStore,
   TAT_TOLERANCE_MS,
-} from '#lib/store/index.js';
+} from '#lib/quota/index.js';
 
 const roundTrip = () => new Promise<void>((resolve) => setImmediate(resolve));
 

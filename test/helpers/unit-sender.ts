@@ -14,14 +14,9 @@ import {
 } from '#lib/model/index.js';
 import { createLogger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
+import { QuotaGuard, WECOM_WINDOWS } from '#lib/quota/index.js';
 import type { LaneName } from '#lib/resources/index.js';
-import {
-  type IncomingRecord,
-  PauseCache,
-  QuotaGuard,
-  type SenderDeps,
-  WECOM_WINDOWS,
-} from '#lib/sender/index.js';
+import { type IncomingRecord, PauseCache, type SenderDeps } from '#lib/sender/index.js';
 import { type FirstDeliveryItem, type MessageStore, StoreUnavailableError } from '#lib/store/index.js';
 import { type SendResponse, TokenCache, type WecomApi } from '#lib/wecom/index.js';
 import { InMemoryPauseStore } from './unit-pause-store.js';

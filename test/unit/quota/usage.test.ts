@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QUOTA_DEFAULTS } from '#lib/config/index.js';
-import { QuotaUsageReader, WECOM_WINDOWS } from '#lib/quota/index.js';
-import { type QuotaDemand, QuotaGuard } from '#lib/sender/index.js';
+import { type QuotaDemand, QuotaGuard, QuotaUsageReader, WECOM_WINDOWS } from '#lib/quota/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
 import { InMemoryQuotaStore } from '#test/helpers/unit-quota-store.js';
 

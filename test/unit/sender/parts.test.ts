@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { QUOTA_DEFAULTS } from '#lib/config/index.js';
 import { type QueuedMessage, STATUS } from '#lib/model/index.js';
-import { processBatch, type QuotaDemand } from '#lib/sender/index.js';
+import type { QuotaDemand } from '#lib/quota/index.js';
+import { processBatch } from '#lib/sender/index.js';
 import { WecomTransportError } from '#lib/wecom/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
 import { queued, senderHarness, textRequest } from '#test/helpers/unit-sender.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dayEndOf, nextPause, PauseCache, type PauseSchedule, WECOM_WINDOWS } from '#lib/sender/index.js';
+import { WECOM_WINDOWS } from '#lib/quota/index.js';
+import { dayEndOf, nextPause, PauseCache, type PauseSchedule } from '#lib/sender/index.js';
 import type { AppPause } from '#lib/store/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
 import { InMemoryPauseStore } from '#test/helpers/unit-pause-store.js';

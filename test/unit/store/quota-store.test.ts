@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUOTA_DEFAULTS } from '#lib/config/index.js';
+import type { CounterStates, QuotaKey } from '#lib/quota/index.js';
 import {
   bestSlot,
   bestSlots,
@@ -13,7 +14,7 @@ import {
   type SlotPlan,
   WECOM_WINDOWS,
 } from '#lib/quota/index.js';
-import { type CounterStates, DynamoQuotaStore, keys, type QuotaKey } from '#lib/store/index.js';
+import { DynamoQuotaStore, keys } from '#lib/store/index.js';
 import { startUnitTable, type UnitTable, uniqueId } from '#test/helpers/unit-dynamo.js';
 
 const NOW = Date.parse('2026-12-01T08:00:00Z');

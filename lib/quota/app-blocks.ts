@@ -1,5 +1,5 @@
-import { bucketMsOf, type CounterSpec } from '#lib/quota/index.js';
-import type { CounterReservation } from '#lib/store/index.js';
+import { bucketMsOf, type CounterSpec } from './slots.js';
+import type { CounterReservation } from './store.js';
 
 interface Block {
   /** Calls reserved ahead: the next one may go at `nextMs`, each later one a pace after it. */

@@ -1,13 +1,7 @@
-import {
-  bucketMsOf,
-  callsSpec,
-  effectiveLimit,
-  memberLimits,
-  memberSpec,
-  personTimesSpec,
-  type QuotaWindows,
-} from '#lib/quota/index.js';
-import type { QuotaDemand } from './quota-types.js';
+import { callsSpec, memberLimits, memberSpec, personTimesSpec } from './counters.js';
+import { bucketMsOf } from './slots.js';
+import type { QuotaDemand } from './types.js';
+import { effectiveLimit, type QuotaWindows } from './windows.js';
 
 // The counters a message's quota is reserved on, and how late their slots may be used (lib/sender/quota.ts).
 

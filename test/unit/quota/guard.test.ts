@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QUOTA_DEFAULTS, type QuotaConfig } from '#lib/config/index.js';
-import { BROADCAST_SLOT, type QuotaDecision, type QuotaDemand, QuotaGuard } from '#lib/sender/index.js';
+import { BROADCAST_SLOT, type QuotaDecision, type QuotaDemand, QuotaGuard } from '#lib/quota/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
 import { InMemoryQuotaStore } from '#test/helpers/unit-quota-store.js';
 

@@ -1,7 +1,7 @@
-import type { QuotaKey } from '#lib/store/index.js';
-import type { QuotaItems, Reserved, Want } from './quota-items.js';
-import type { QuotaSpecs } from './quota-specs.js';
-import { APP_CALL_SLOT, type QuotaDecision, type QuotaDemand, type QuotaScope } from './quota-types.js';
+import type { QuotaItems, Reserved, Want } from './items.js';
+import type { QuotaKey } from './slots.js';
+import type { QuotaSpecs } from './specs.js';
+import { APP_CALL_SLOT, type QuotaDecision, type QuotaDemand, type QuotaScope } from './types.js';
 
 /** A copy holds an app call at most this far ahead: SQS's longest delay (later, it wakes when the window frees). */
 const MAX_HOLD_MS = 15 * 60_000;

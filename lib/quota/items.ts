@@ -1,7 +1,15 @@
 import type { Priority } from '#lib/messages/index.js';
-import { bestSlots, blindSlot, type CounterSpec, emptyPool, grantedSlot } from '#lib/quota/index.js';
-import type { CounterReservation, CounterStates, PacedSlot, QuotaKey, QuotaStore } from '#lib/store/index.js';
 import { KeyedQueue } from '#lib/util/index.js';
+import {
+  bestSlots,
+  blindSlot,
+  type CounterSpec,
+  type CounterStates,
+  emptyPool,
+  grantedSlot,
+  type QuotaKey,
+} from './slots.js';
+import type { CounterReservation, PacedSlot, QuotaStore } from './store.js';
 
 /** Not written: the earliest slot is later than the caller may wait (or the key stayed contended). */
 export interface Later {

@@ -1,17 +1,18 @@
-import { effectiveLimit, type QuotaWindows, usedInMinute, WECOM_WINDOWS } from '#lib/quota/index.js';
-import type { PacedSlot, QuotaKey, QuotaStore } from '#lib/store/index.js';
 import { KeyedQueue } from '#lib/util/index.js';
-import { AppBlocks } from './quota-blocks.js';
-import { AppCallHolds, heldCall } from './quota-holds.js';
-import { type Later, pacedSlotsOf, QuotaItems, type Reserved, type Want } from './quota-items.js';
-import { latenessFor, type QuotaSpecs, specsFor } from './quota-specs.js';
+import { AppBlocks } from './app-blocks.js';
+import { AppCallHolds, heldCall } from './held.js';
+import { type Later, pacedSlotsOf, QuotaItems, type Reserved, type Want } from './items.js';
+import { type QuotaKey, usedInMinute } from './slots.js';
+import { latenessFor, type QuotaSpecs, specsFor } from './specs.js';
+import type { PacedSlot, QuotaStore } from './store.js';
 import {
   APP_CALL_SLOT,
   BROADCAST_SLOT,
   type QuotaDecision,
   type QuotaDemand,
   type QuotaScope,
-} from './quota-types.js';
+} from './types.js';
+import { effectiveLimit, type QuotaWindows, WECOM_WINDOWS } from './windows.js';
 
 export interface QuotaGuardOptions {
   windows?: QuotaWindows;
