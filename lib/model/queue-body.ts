@@ -1,3 +1,4 @@
+import { fromLegacyHeld, type HeldReservations } from '#lib/quota/index.js';
 import type { InDoubt, MessageRecord, RecordOrigin } from './record.js';
 
 /**
@@ -40,8 +41,8 @@ export interface QueuedPart {
    * WeCom, so its retry must be the same request (WeCom's duplicate check compares request bodies).
    */
   first?: string[];
-  /** Case-folded member (or the app's broadcast allowance) → the slot reserved for this copy (epoch ms). */
-  held?: Record<string, number>;
+  /** The quota reservations this copy holds: it wakes for the earliest and uses them once (docs/quota.md). */
+  reservations?: HeldReservations;
 }
 
 /** The body that queues a freshly stored record. */
@@ -76,14 +77,21 @@ export function encodeQueuedMessage(m: QueuedMessage): string {
 
 /** The queued message in an SQS body; undefined for a body of an unknown version or shape (it is dropped). */
 export function decodeQueuedMessage(body: string): QueuedMessage | undefined {
-  let parsed: (QueuedMessage & WireInDoubt) | null;
+  let parsed: (QueuedMessage & WireInDoubt & { part?: { held?: Record<string, unknown> } }) | null;
   try {
     parsed = JSON.parse(body);
   } catch {
     return undefined;
   }
   if (parsed?.v !== 1 || typeof parsed.id !== 'string' || !parsed.request) return undefined;
-  const { mayHaveReachedWecom, mayHaveReachedAt, ...m } = parsed;
+  const { mayHaveReachedWecom, mayHaveReachedAt, ...decoded } = parsed;
+  const m = decoded.part?.held ? { ...decoded, part: withLegacyHeld(decoded.part) } : decoded;
   // A flag without its time: in doubt since acceptance, the earliest an attempt can have started.
   return mayHaveReachedWecom ? { ...m, inDoubt: { since: mayHaveReachedAt ?? m.createdAt } } : m;
+}
+
+/** A part of a body queued before `reservations`, which carried its held slots as one map in `held`. */
+function withLegacyHeld({ held, ...part }: QueuedPart & { held?: Record<string, unknown> }): QueuedPart {
+  const reservations = part.reservations ?? (held ? fromLegacyHeld(held) : undefined);
+  return { ...part, ...(reservations ? { reservations } : {}) };
 }

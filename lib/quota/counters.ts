@@ -1,5 +1,5 @@
 import type { QuotaConfig } from '#lib/config/index.js';
-import type { CounterSpec, PoolLimits } from './slots.js';
+import { bucketMsOf, type CounterSpec, type PoolLimits } from './slots.js';
 import { effectiveLimit, type QuotaWindows } from './windows.js';
 
 /**
@@ -85,3 +85,55 @@ export const personTimesSpec = (quota: QuotaConfig, w: QuotaWindows): CounterSpe
   window: { lengthMs: w.dayMs, buckets: BUCKETS, pad: PAD },
   pools: pools(quota.perDay, undefined, w.minuteMs, quota),
 });
+
+/** The counters one app's sends are reserved on, with its limits (the broadcast split applies to every member). */
+export interface AppCounters {
+  member: CounterSpec;
+  broadcast: CounterSpec;
+  calls: CounterSpec;
+  personTimes: CounterSpec;
+}
+
+export function appCounters(quota: QuotaConfig, w: QuotaWindows, broadcastShare: number): AppCounters {
+  return {
+    member: memberSpec(quota, w, broadcastShare),
+    broadcast: memberSpec(quota, w, broadcastShare, 'broadcast'),
+    calls: callsSpec(quota, w),
+    personTimes: personTimesSpec(quota, w),
+  };
+}
+
+/** How late a reserved slot may still be used, and how far before the wanted time a busy line may be joined. */
+export interface Lateness {
+  latenessMs: number;
+  toleranceMs: number;
+}
+
+/**
+ * A send that reaches WeCom up to (WeCom's minute limit − the allowed count) × the pace after its slot keeps WeCom's
+ * rolling minute within WeCom's limit (slots.ts), the pace being that of both pools together (a minute ÷ what
+ * `high` may use). Half of that is for using a slot late, half for the send's way to WeCom after it; and at most a
+ * bucket of the hour, and `maxLatenessMs`. A line may be joined up to half the lateness before the wanted time.
+ */
+export function latenessOf(
+  app: { quota: QuotaConfig; broadcastShare: number },
+  w: QuotaWindows,
+  maxLatenessMs: number,
+): Lateness {
+  const q = app.quota;
+  const split = memberLimits(q, app.broadcastShare);
+  const allowed = (limit: number) => (limit > 0 ? effectiveLimit(limit, q, 'high') : 0);
+  const memberAllowed = allowed(split.direct.perMinute) + allowed(split.broadcast.perMinute);
+  const callsAllowed = allowed(q.perMinute);
+  const absorbed = (limit: number, used: number) => (used > 0 ? ((limit - used) * w.minuteMs) / used / 2 : 0);
+  const latenessMs = Math.max(
+    0,
+    Math.min(
+      maxLatenessMs,
+      absorbed(q.perMemberPerMinute, memberAllowed),
+      absorbed(q.perMinute, callsAllowed),
+      bucketMsOf(memberSpec(q, w, app.broadcastShare)),
+    ),
+  );
+  return { latenessMs, toleranceMs: latenessMs / 2 };
+}

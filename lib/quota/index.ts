@@ -1,6 +1,15 @@
 export { COUNTER, callsSpec, memberLimits, memberSpec, personTimesSpec } from './counters.js';
 export { QuotaGuard, type QuotaGuardOptions } from './guard.js';
 export {
+  compact as compactHeld,
+  earliestHeld,
+  fromLegacyHeld,
+  type HeldCall,
+  type HeldReservations,
+  heldFor,
+  heldSlots,
+} from './held.js';
+export {
   applySlot,
   bestSlot,
   bestSlots,
@@ -25,6 +34,15 @@ export {
   usedInWindow,
 } from './slots.js';
 export { type CounterReservation, type PacedSlot, type QuotaStore, TAT_TOLERANCE_MS } from './store.js';
-export { BROADCAST_SLOT, type QuotaDecision, type QuotaDemand, type QuotaScope } from './types.js';
+export type {
+  NeverDecision,
+  QuotaDecision,
+  QuotaDemand,
+  QuotaRest,
+  QuotaScope,
+  SendDecision,
+  SendOutcome,
+  WaitDecision,
+} from './types.js';
 export { type QuotaReader, type QuotaUsage, QuotaUsageReader } from './usage.js';
 export { effectiveLimit, type QuotaWindows, WECOM_WINDOWS } from './windows.js';

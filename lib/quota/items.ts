@@ -1,5 +1,6 @@
 import type { Priority } from '#lib/messages/index.js';
 import { KeyedQueue } from '#lib/util/index.js';
+import { COUNTER } from './counters.js';
 import {
   bestSlots,
   blindSlot,
@@ -10,23 +11,30 @@ import {
   type QuotaKey,
 } from './slots.js';
 import type { CounterReservation, PacedSlot, QuotaStore } from './store.js';
+import type { QuotaScope, Step } from './types.js';
 
-/** Not written: the earliest slot is later than the caller may wait (or the key stayed contended). */
-export interface Later {
-  laterMs: number;
-  counter: string;
-  boundBy: 'minute' | 'window';
-}
-
+/** Units wanted on one counter of an item. */
 export interface Want {
   spec: CounterSpec;
   amount: number;
 }
 
-/** Where a reservation landed, and which window set its time. */
+/** One reservation on one item: every wanted counter at one common slot. */
+export interface ItemAsk {
+  key: QuotaKey;
+  wants: readonly Want[];
+  priority: Priority;
+  notBeforeMs: number;
+  /** When the earliest slot is later than this, nothing is written and the answer is a wait (default: no bound). */
+  latestMs?: number;
+  /** How far before `notBeforeMs` a busy line may stand and still be joined. */
+  toleranceMs: number;
+}
+
+/** A granted reservation: where its first unit is, which window set that time, and what was written. */
 export interface Reserved {
   slotMs: number;
-  boundBy: 'minute' | 'window';
+  scope: QuotaScope;
   plans: CounterReservation[];
 }
 
@@ -34,10 +42,12 @@ export interface Reserved {
 const CACHE_KEYS = 10_000;
 /** A contended key is planned again at most this often before the message waits a little and tries again. */
 const MAX_ATTEMPTS = 6;
+/** How long a copy waits after a key stayed contended through every attempt. */
+const CONTENDED_WAIT_MS = 1_000;
 
 /**
  * Reservations on quota items (one per member, the app, its broadcasts), as this container makes them: planned from
- * what it last saw of the item (lib/quota) and written with one conditional UpdateItem, one at a time per key in
+ * what it last saw of the item (slots.ts) and written with one conditional UpdateItem, one at a time per key in
  * arrival order. The store's answer replaces what the container knew.
  */
 export class QuotaItems {
@@ -71,38 +81,29 @@ export class QuotaItems {
   /**
    * Plans the wanted units on one item from what this container knows of it and writes them with one conditional
    * UpdateItem. A key never seen here is tried blind (one unit at the wanted time, conditioned on the item's stored
-   * ceiling); a refusal brings the item back, and the plan is made again from it. `latestMs`: when the earliest
-   * slot would be later, nothing is written and that slot is returned as `laterMs`.
+   * ceiling); a refusal brings the item back, and the plan is made again from it.
    */
-  reserve(
-    key: QuotaKey,
-    wants: readonly Want[],
-    priority: Priority,
-    notBeforeMs: number,
-    latestMs: number,
-    toleranceMs: number,
-  ): Promise<Reserved | 'never' | Later> {
-    const name = nameOf(key);
+  reserve(ask: ItemAsk): Promise<Step<Reserved>> {
+    const name = nameOf(ask.key);
     return this.turns.run(name, async () => {
       for (let attempt = 0; ; attempt++) {
         const now = this.now();
-        let state = this.cache.get(name);
-        const single = wants.length === 1 && wants[0]?.amount === 1 ? (wants[0] as Want) : undefined;
-        const blind =
-          state === undefined && single ? blindSlot(single.spec, Math.max(now, notBeforeMs)) : undefined;
-        let plans: CounterReservation[] | undefined;
-        if (blind && single) plans = [{ ...blind, counter: single.spec.name }];
-        else {
-          state ??= await this.store.read(key);
+        const wantedMs = Math.max(now, ask.notBeforeMs);
+        const known = this.cache.get(name);
+        let plans = known ? undefined : blindPlans(ask.wants, wantedMs);
+        if (!plans) {
+          const state = known ?? (await this.store.read(ask.key));
           this.remember(name, state);
-          plans = planItem(state, wants, priority, Math.max(now, notBeforeMs), now, toleranceMs);
-          if (!plans) return 'never';
+          const planned = planItem(state, ask, now);
+          if (planned.kind === 'never') return planned;
+          plans = planned.plans;
         }
         const slotMs = Math.max(...plans.map((p) => p.slotMs));
-        const { counter, boundBy } = bindingOf(plans, state, Math.max(now, notBeforeMs));
-        if (slotMs > latestMs) return { laterMs: slotMs, counter, boundBy };
-        const longest = Math.max(...wants.map((w) => w.spec.window.lengthMs));
-        const res = await this.store.reserve(key, plans, slotMs + 2 * longest);
+        const scope = scopeOf(ask.key, bindingOf(plans, this.cache.get(name), wantedMs));
+        if (slotMs > (ask.latestMs ?? Number.POSITIVE_INFINITY))
+          return { kind: 'wait', scope, retryAtMs: slotMs };
+        const longest = Math.max(...ask.wants.map((w) => w.spec.window.lengthMs));
+        const res = await this.store.reserve(ask.key, plans, slotMs + 2 * longest);
         this.remember(name, res.state);
         if (res.ok) {
           // A busy paced pool gives the next free slot, wherever concurrent writers left it.
@@ -110,12 +111,15 @@ export class QuotaItems {
             const after = res.state[p.counter]?.[p.pool];
             return after ? { ...p, slotMs: grantedSlot(after, p) } : p;
           });
-          return { slotMs: Math.max(...granted.map((p) => p.slotMs)), boundBy, plans: granted };
+          return {
+            kind: 'granted',
+            slotMs: Math.max(...granted.map((p) => p.slotMs)),
+            scope,
+            plans: granted,
+          };
         }
-        if (attempt >= MAX_ATTEMPTS) {
-          // Contended beyond reason: try again a little later, without holding anything.
-          return { laterMs: now + 1_000, counter, boundBy };
-        }
+        // Contended beyond reason: try again a little later, without holding anything.
+        if (attempt >= MAX_ATTEMPTS) return { kind: 'wait', scope, retryAtMs: now + CONTENDED_WAIT_MS };
       }
     });
   }
@@ -123,49 +127,71 @@ export class QuotaItems {
   private remember(name: string, state: CounterStates): void {
     this.cache.delete(name);
     this.cache.set(name, state);
-    if (this.cache.size > CACHE_KEYS) this.cache.delete(this.cache.keys().next().value as string);
+    const oldest = this.cache.keys().next();
+    if (this.cache.size > CACHE_KEYS && !oldest.done) this.cache.delete(oldest.value);
   }
 }
 
 /** The paced slots of a reservation, as `giveBack` returns them. */
-export const pacedSlotsOf = (r: Reserved | undefined): PacedSlot[] =>
-  (r?.plans ?? []).flatMap((p) =>
+export const pacedSlotsOf = (r: Reserved): PacedSlot[] =>
+  r.plans.flatMap((p) =>
     p.pace ? [{ counter: p.counter, pool: p.pool, fromTat: p.slotMs + p.pace.spanMs, toTat: p.slotMs }] : [],
   );
 
 const nameOf = (key: QuotaKey): string =>
   key.kind === 'member' ? `${key.app}#member#${key.member}` : `${key.app}#${key.kind}`;
 
+/** One unit of one counter, planned without the item (a key this container has not seen). */
+function blindPlans(wants: readonly Want[], wantedMs: number): CounterReservation[] | undefined {
+  const [only, ...others] = wants;
+  if (!only || others.length > 0 || only.amount !== 1) return undefined;
+  const plan = blindSlot(only.spec, wantedMs);
+  return plan && [{ ...plan, counter: only.spec.name }];
+}
+
 /** Plans every wanted counter of one item for one common slot (each may push the others later). */
 function planItem(
   state: CounterStates,
-  wants: readonly Want[],
-  priority: Priority,
-  notBeforeMs: number,
+  ask: ItemAsk,
   nowMs: number,
-  toleranceMs: number,
-): CounterReservation[] | undefined {
-  let atMs = notBeforeMs;
+): { kind: 'planned'; plans: CounterReservation[] } | { kind: 'never'; scope: QuotaScope } {
+  let atMs = Math.max(nowMs, ask.notBeforeMs);
   for (let round = 0; ; round++) {
     const plans: CounterReservation[] = [];
-    for (const w of wants) {
+    for (const w of ask.wants) {
       const pools = state[w.spec.name] ?? { n: emptyPool(), h: emptyPool() };
-      const found = bestSlots(pools, w.spec, priority, w.amount, atMs, nowMs, toleranceMs);
-      if (!found) return undefined;
+      const slotAsk = { amount: w.amount, notBeforeMs: atMs, nowMs, toleranceMs: ask.toleranceMs };
+      const found = bestSlots(pools, w.spec, ask.priority, slotAsk);
+      if (!found) return { kind: 'never', scope: scopeOf(ask.key, { counter: w.spec.name, by: 'window' }) };
       plans.push(...found.map((p) => ({ ...p, counter: w.spec.name })));
     }
     const latest = Math.max(...plans.map((p) => p.slotMs));
-    if (latest <= atMs || round >= 8) return plans;
+    if (latest <= atMs || round >= 8) return { kind: 'planned', plans };
     atMs = latest;
   }
 }
 
-/** Which counter set the slot, and whether its pace or its long window did (for the deferral's reason). */
-function bindingOf(plans: readonly CounterReservation[], state: CounterStates | undefined, wantedMs: number) {
+/** Which counter set a reservation's slot, and whether its minute (the line) or its long window (the log) did. */
+interface Binding {
+  counter: string;
+  by: 'minute' | 'window';
+}
+
+function bindingOf(
+  plans: readonly CounterReservation[],
+  state: CounterStates | undefined,
+  wantedMs: number,
+): Binding {
   const latest = Math.max(...plans.map((p) => p.slotMs));
   const binding = plans.filter((p) => p.slotMs === latest);
   const paced = binding.find((p) => state?.[p.counter]?.[p.pool].tat === latest);
-  if (paced || latest <= wantedMs)
-    return { counter: (paced ?? binding[0])?.counter ?? '', boundBy: 'minute' as const };
-  return { counter: binding[0]?.counter ?? '', boundBy: 'window' as const };
+  const counter = (paced ?? binding[0])?.counter ?? '';
+  return { counter, by: paced || latest <= wantedMs ? 'minute' : 'window' };
+}
+
+/** The scope a binding names on this key. */
+function scopeOf(key: QuotaKey, b: Binding): QuotaScope {
+  const window = b.by === 'minute' ? 'minute' : 'hour';
+  if (key.kind !== 'app') return `${key.kind}-${window}`;
+  return b.counter === COUNTER.personTimes ? 'app-day' : `app-${window}`;
 }

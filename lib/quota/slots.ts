@@ -1,5 +1,5 @@
 /**
- * Send slots under WeCom's limits, kept in every rolling window (issue 9; WeCom does not say whether "30次/分钟",
+ * Send slots under WeCom's limits, kept in every rolling window (WeCom does not say whether "30次/分钟",
  * "1000次/小时" or the day's person-times are fixed or sliding windows, and fixed windows let twice the limit
  * through across a boundary). Pure functions over one counter's state; lib/store keeps the state in one DynamoDB
  * item per key and applies a reservation as one conditional UpdateItem.
@@ -127,9 +127,10 @@ const lookBack = (spec: CounterSpec): number =>
  */
 export function cumThrough(state: PoolState, x: number): number {
   if (state.last === undefined || x >= state.last) return state.cum;
-  let best: number | undefined;
-  for (const b of state.snaps.keys()) if (b <= x && (best === undefined || b > best)) best = b;
-  return best === undefined ? 0 : (state.snaps.get(best) as number);
+  let best: { bucket: number; cum: number } | undefined;
+  for (const [bucket, cum] of state.snaps)
+    if (bucket <= x && (!best || bucket > best.bucket)) best = { bucket, cum };
+  return best?.cum ?? 0;
 }
 
 /** The oldest bucket whose snapshot a reservation at or after `nowMs` can still need; older ones may go. */
@@ -140,21 +141,31 @@ export function staleBuckets(state: PoolState, spec: CounterSpec, nowMs: number)
   return keep === undefined ? [] : [...state.snaps.keys()].filter((b) => b < keep);
 }
 
+/** What a reservation on one counter asks for. */
+export interface SlotAsk {
+  /** Units wanted at one slot. */
+  amount: number;
+  /** The earliest the first unit may be used (epoch ms). */
+  notBeforeMs: number;
+  /** The time now (which snapshots are stale); default `notBeforeMs`. */
+  nowMs?: number;
+  /** How far a busy line's next free slot may stand before `notBeforeMs` and still be joined; default 0. */
+  toleranceMs?: number;
+}
+
 /**
  * The earliest reservation of `amount` units in `pool` at or after `notBeforeMs`, or undefined when the amount is
  * more than the pool's window can ever hold.
  *
- * @example earliestSlot(state, memberSpec, 'n', 1, Date.now())?.slotMs
+ * @example earliestSlot(state, memberSpec, 'n', { amount: 1, notBeforeMs: Date.now() })?.slotMs
  */
 export function earliestSlot(
   state: PoolState,
   spec: CounterSpec,
   pool: Pool,
-  amount: number,
-  notBeforeMs: number,
-  nowMs: number = notBeforeMs,
-  toleranceMs = 0,
+  ask: SlotAsk,
 ): SlotPlan | undefined {
+  const { amount, notBeforeMs, nowMs = notBeforeMs, toleranceMs = 0 } = ask;
   const limits = spec.pools[pool];
   if (!(amount <= limits.limit) || limits.paceMs === Number.POSITIVE_INFINITY) return undefined;
   const bucketMs = bucketMsOf(spec);
@@ -217,19 +228,20 @@ export function blindSlot(spec: CounterSpec, notBeforeMs: number): SlotPlan | un
   return plan;
 }
 
-/** The better of the pools a priority may use: `normal` only `n`; `high` the earlier slot (ties: `n`). */
+/**
+ * The better of the pools a priority may use: `normal` only `n`; `high` the earlier slot (ties: `n`).
+ *
+ * @example bestSlot(states, memberSpec, 'high', { amount: 1, notBeforeMs: Date.now() })
+ */
 export function bestSlot(
   states: Readonly<Record<Pool, PoolState>>,
   spec: CounterSpec,
   priority: 'high' | 'normal',
-  amount: number,
-  notBeforeMs: number,
-  nowMs: number = notBeforeMs,
-  toleranceMs = 0,
+  ask: SlotAsk,
 ): SlotPlan | undefined {
-  const normal = earliestSlot(states.n, spec, 'n', amount, notBeforeMs, nowMs, toleranceMs);
+  const normal = earliestSlot(states.n, spec, 'n', ask);
   if (priority === 'normal') return normal;
-  const high = earliestSlot(states.h, spec, 'h', amount, notBeforeMs, nowMs, toleranceMs);
+  const high = earliestSlot(states.h, spec, 'h', ask);
   if (!normal || !high) return normal ?? high;
   return high.slotMs < normal.slotMs ? high : normal;
 }
@@ -243,25 +255,22 @@ export function bestSlots(
   states: Readonly<Record<Pool, PoolState>>,
   spec: CounterSpec,
   priority: 'high' | 'normal',
-  amount: number,
-  notBeforeMs: number,
-  nowMs: number = notBeforeMs,
-  toleranceMs = 0,
+  ask: SlotAsk,
 ): SlotPlan[] | undefined {
-  const single = bestSlot(states, spec, priority, amount, notBeforeMs, nowMs, toleranceMs);
+  const single = bestSlot(states, spec, priority, ask);
   const paced = spec.pools.n.paceMs !== undefined || spec.pools.h.paceMs !== undefined;
-  if (priority === 'normal' || paced || (single && single.slotMs <= notBeforeMs)) return single && [single];
-  const split = splitSlot(states, spec, amount, notBeforeMs, nowMs);
-  if (!single || (split && (split[0] as SlotPlan).slotMs < single.slotMs)) return split;
+  if (priority === 'normal' || paced || (single && single.slotMs <= ask.notBeforeMs))
+    return single && [single];
+  const split = splitSlot(states, spec, ask);
+  const splitMs = split ? Math.max(...split.map((p) => p.slotMs)) : Number.POSITIVE_INFINITY;
+  if (!single || splitMs < single.slotMs) return split;
   return [single];
 }
 
 function splitSlot(
   states: Readonly<Record<Pool, PoolState>>,
   spec: CounterSpec,
-  amount: number,
-  notBeforeMs: number,
-  nowMs: number,
+  { amount, notBeforeMs, nowMs = notBeforeMs }: SlotAsk,
 ): SlotPlan[] | undefined {
   if (amount > spec.pools.n.limit + spec.pools.h.limit) return undefined;
   const back = lookBack(spec);

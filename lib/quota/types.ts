@@ -1,8 +1,10 @@
 import type { QuotaConfig } from '#lib/config/index.js';
 import type { Priority } from '#lib/messages/index.js';
+import type { HeldReservations } from './held.js';
 
-// What the sender asks of the quota guard (lib/sender/quota.ts) for one send, and what it answers.
+// What the sender asks of the quota guard for one send, and what it is answered (docs/quota.md).
 
+/** Which window set a wait (the deferral's reason). */
 export type QuotaScope =
   | 'member-minute'
   | 'member-hour'
@@ -11,15 +13,6 @@ export type QuotaScope =
   | 'app-minute'
   | 'app-hour'
   | 'app-day';
-
-/** Key of the app's shared broadcast allowance among a copy's held slots (userids cannot start with `~`). */
-export const BROADCAST_SLOT = '~broadcast';
-
-/**
- * Prefix of the key of an app call (with its person-times) among a copy's held slots: `~app:<person-times>`. A copy
- * the app's calls are taken for beyond the inline wait holds its call, as it holds its members' slots.
- */
-export const APP_CALL_SLOT = '~app:';
 
 export interface QuotaDemand {
   app: string;
@@ -35,25 +28,52 @@ export interface QuotaDemand {
   broadcasts: number;
   /** Share of every member's allowance kept for broadcasts of configured size (the app's `broadcast`), else 0. */
   broadcastShare: number;
-  /** Slots this copy already holds (member or {@link BROADCAST_SLOT} → epoch ms), from its deferral. */
-  held?: Readonly<Record<string, number>>;
+  /** What this copy holds from its deferral. */
+  held?: HeldReservations;
 }
 
-export type QuotaDecision =
-  | {
-      ok: true;
-      /** When the send may go (epoch ms): `acquire` resolves then; `reserve` leaves the wait to the caller. */
-      sendAtMs: number;
-      /** Members in this send (case-folded). */
-      members: readonly string[];
-      /** Members whose slots come later: a part of their own, waking at `wakeAtMs` with the slots held. */
-      rest?: { members: string[]; held: Record<string, number>; wakeAtMs: number };
-    }
-  | {
-      ok: false;
-      scope: QuotaScope;
-      /** When to try again (epoch ms); Infinity when no window could ever hold the message. */
-      retryAtMs: number;
-      /** Slots reserved for the retry: the copy waits for them exactly. */
-      held?: Record<string, number>;
-    };
+/** The members a send leaves for a part of their own, holding their slots. */
+export interface QuotaRest {
+  members: string[];
+  held: HeldReservations;
+  /** When the part wakes: its earliest held slot. */
+  wakeAtMs: number;
+}
+
+/** Send now: at `sendAtMs`, to `members`; the `rest` later, in a part of its own. */
+export interface SendDecision {
+  kind: 'send';
+  /** When the send may go (epoch ms): `acquire` resolves then; `reserve` leaves the wait to the caller. */
+  sendAtMs: number;
+  /** Members in this send (case-folded). */
+  members: readonly string[];
+  rest?: QuotaRest;
+}
+
+/** Not now: try again at `retryAtMs`, holding `held` (and waking for it exactly) when there is any. */
+export interface WaitDecision {
+  kind: 'wait';
+  scope: QuotaScope;
+  retryAtMs: number;
+  held?: HeldReservations;
+}
+
+/** Never: no window of `scope` could ever hold the message. */
+export interface NeverDecision {
+  kind: 'never';
+  scope: QuotaScope;
+}
+
+export type QuotaDecision = SendDecision | WaitDecision | NeverDecision;
+
+/** What a step of the decision answers: granted (with what it found), or a wait or never that ends the decision. */
+export type Step<T> = ({ kind: 'granted' } & T) | WaitDecision | NeverDecision;
+
+/** What became of a send the guard allowed, as the sender reports it. */
+export type SendOutcome =
+  /** WeCom accepted it. */
+  | 'sent'
+  /** WeCom answered an error, or the request never left: nobody got it. */
+  | 'not-sent'
+  /** It may have reached WeCom (no answer): the members may have it. */
+  | 'in-doubt';

@@ -93,7 +93,7 @@ export function quotaDemand(
     extraPersonTimes: sizing.sizedPersonTimes,
     broadcasts: sizing.sized > 0 ? 1 : 0,
     broadcastShare: app.broadcast?.memberShare ?? 0,
-    ...(msg.part?.held ? { held: msg.part.held } : {}),
+    ...(msg.part?.reservations ? { held: msg.part.reservations } : {}),
   };
 }
 

@@ -6,7 +6,7 @@ import {
   type QueuedPart,
 } from '#lib/model/index.js';
 import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
-import type { QuotaDecision } from '#lib/quota/index.js';
+import type { NeverDecision, WaitDecision } from '#lib/quota/index.js';
 import { TokenUnavailableError, WecomApiError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type Deadline, deadlineOf } from './deadline.js';
@@ -36,12 +36,9 @@ export type Retrying = Pick<Attempt, 'deps' | 'incoming' | 'startedAtMs'> & {
  * Over quota: wait for the slots the guard reserved (exactly, once), or for the window to free up; or fail a message
  * no window could ever hold.
  */
-export async function refused(
-  c: Received,
-  decision: Extract<QuotaDecision, { ok: false }>,
-): Promise<Outcome> {
-  if (Number.isFinite(decision.retryAtMs)) {
-    const part = decision.held ? { ...c.msg.part, held: decision.held } : undefined;
+export async function refused(c: Received, decision: WaitDecision | NeverDecision): Promise<Outcome> {
+  if (decision.kind === 'wait') {
+    const part = decision.held ? { ...c.msg.part, reservations: decision.held } : undefined;
     return defer(c, { untilMs: decision.retryAtMs, reason: `quota ${decision.scope}`, part });
   }
   await fail(c, {
@@ -136,7 +133,7 @@ const detailOf = (err: unknown): string =>
  * received one acknowledged. The record's generation tells a stale copy (its delete failed) to stand down. A wait
  * that would end past the message's deadline ends the message now instead.
  *
- * With `part.held` the copy holds quota slots and wakes for them exactly: a little early (the sender waits the rest
+ * With `part.reservations` the copy holds quota reservations and wakes for them exactly: a little early (the sender waits the rest
  * in-process), never in a crowd. Otherwise it wakes when the window frees up, spread by a random jitter.
  */
 export async function defer(c: Received, wait: Wait): Promise<Outcome> {
@@ -149,12 +146,15 @@ export async function defer(c: Received, wait: Wait): Promise<Outcome> {
     return 'ack';
   }
   const copy: QueuedMessage = { ...msg, generation: msg.generation + 1 };
-  const kept = part ?? (msg.part ? { ...msg.part, held: undefined } : undefined);
-  if (kept && (kept.touser || kept.first || kept.held)) copy.part = withoutEmpty(kept);
+  const kept = part ?? (msg.part ? { ...msg.part, reservations: undefined } : undefined);
+  if (kept && (kept.touser || kept.first || kept.reservations)) copy.part = withoutEmpty(kept);
   else delete copy.part;
   let delaySeconds: number;
   try {
-    delaySeconds = await enqueueCopy(c, copy, { atMs: wait.untilMs, exact: copy.part?.held !== undefined });
+    delaySeconds = await enqueueCopy(c, copy, {
+      atMs: wait.untilMs,
+      exact: copy.part?.reservations !== undefined,
+    });
   } catch (err) {
     deps.logger.error('could not re-enqueue a deferred message; retrying it through SQS', {
       err,

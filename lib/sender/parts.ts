@@ -1,7 +1,13 @@
 import type { AppConfig } from '#lib/config/index.js';
 import { foldUserId, type Recipients } from '#lib/messages/index.js';
 import { changes, type MessageRecord, type QueuedMessage, receiptOf } from '#lib/model/index.js';
-import type { QuotaDecision } from '#lib/quota/index.js';
+import {
+  compactHeld,
+  earliestHeld,
+  type HeldReservations,
+  heldFor,
+  type SendDecision,
+} from '#lib/quota/index.js';
 import { type SendResponse, WecomApiError, WecomError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type BroadcastSizing, broadcastTargets, NO_BROADCASTS, sizeBroadcasts } from './demand.js';
@@ -11,7 +17,7 @@ import { type Attempt, nowOf, type Outcome, type SenderDeps } from './types.js';
 /** The members left for a later part after this send, as the client spelled them, with their held slots. */
 export interface RestOfMessage {
   touser: string[];
-  held: Record<string, number>;
+  held: HeldReservations;
   wakeAtMs: number;
 }
 
@@ -59,7 +65,7 @@ export async function sizeFor(
 export function restOf(
   msg: QueuedMessage,
   recipients: Recipients,
-  decision: Extract<QuotaDecision, { ok: true }>,
+  decision: SendDecision,
   nowMs: number,
 ): RestOfMessage | undefined {
   const spelled = new Map(recipients.touser.map((u) => [foldUserId(u), u]));
@@ -75,11 +81,8 @@ export function restOf(
   const sent = new Set(first.map(foldUserId));
   const touser = msg.part.touser.filter((u) => !sent.has(foldUserId(u)));
   if (touser.length === 0) return undefined;
-  const held = Object.fromEntries(
-    Object.entries(msg.part.held ?? {}).filter(([m]) => touser.some((u) => foldUserId(u) === m)),
-  );
-  const slots = Object.values(held);
-  return { touser, held, wakeAtMs: slots.length ? Math.min(...slots) : nowMs };
+  const held = heldFor(msg.part.reservations, touser.map(foldUserId));
+  return { touser, held, wakeAtMs: earliestHeld(held) ?? nowMs };
 }
 
 /**
@@ -97,14 +100,15 @@ export async function sentPart(
   // The rest is a request of its own, never attempted: whatever an earlier attempt left unknown is about another
   // request (recorded on the message), so the copy carries no such marker and may itself be split again.
   const { inDoubt, ...base } = msg;
+  const reservations = compactHeld(rest.held);
   const copy: QueuedMessage = {
     ...base,
     generation: msg.generation + 1,
-    part: { touser: rest.touser, ...(Object.keys(rest.held).length ? { held: rest.held } : {}) },
+    part: { touser: rest.touser, ...(reservations ? { reservations } : {}) },
   };
   let generation: number | undefined = copy.generation;
   try {
-    await enqueueCopy(a, copy, { atMs: rest.wakeAtMs, exact: Object.keys(rest.held).length > 0 });
+    await enqueueCopy(a, copy, { atMs: rest.wakeAtMs, exact: reservations !== undefined });
   } catch (err) {
     log.error('sent a part, but could not queue the rest; the message is retried without its sent part', {
       err,
@@ -134,7 +138,7 @@ export interface SplitInDoubt {
   /** The users of the send in doubt. */
   attempted: string[];
   /** The slots still reserved for the others. */
-  held: Record<string, number>;
+  held: HeldReservations;
 }
 
 /**
@@ -152,7 +156,7 @@ export async function retrySplit(
   const part = {
     touser: recipients.touser,
     first: attempted,
-    ...(Object.keys(held).length ? { held } : {}),
+    ...(compactHeld(held) ? { reservations: held } : {}),
   };
   const inDoubt = msg.inDoubt ?? { since: new Date(a.startedAtMs).toISOString() };
   return defer(

@@ -9,7 +9,13 @@ import {
   TERMINAL_STATUSES,
 } from '#lib/model/index.js';
 import type { Logger } from '#lib/observability/index.js';
-import type { QuotaDecision, QuotaDemand } from '#lib/quota/index.js';
+import {
+  earliestHeld,
+  type NeverDecision,
+  type QuotaDemand,
+  type SendDecision,
+  type WaitDecision,
+} from '#lib/quota/index.js';
 import { type SendResponse, WecomTransportError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { deadlineOf, pastProtection } from './deadline.js';
@@ -114,8 +120,7 @@ export async function processBatch(
 function inSlotOrder(records: IncomingRecord[]): IncomingRecord[] {
   const key = (r: IncomingRecord) => {
     const m = decodeQueuedMessage(r.body);
-    const held = Object.values(m?.part?.held ?? {});
-    return held.length ? Math.min(...held) : m ? Date.parse(m.createdAt) : 0;
+    return earliestHeld(m?.part?.reservations) ?? (m ? Date.parse(m.createdAt) : 0);
   };
   const keyed = records.map((r, i) => ({ r, i, k: key(r) }));
   return keyed.sort((a, b) => a.k - b.k || a.i - b.i).map((x) => x.r);
@@ -179,14 +184,14 @@ interface SendContext {
   stored?: MessageRecord | undefined;
 }
 
-type Granted = Extract<QuotaDecision, { ok: true }>;
+type Granted = SendDecision;
 
 /** What one go at `message/send` came to, token and quota included. */
 type SendResult =
   /** WeCom took it: `touser` are the users this send went to. */
   | { kind: 'sent'; response: SendResponse; decision: Granted; touser: string[]; duplicateCheck: boolean }
   /** The quota guard refused it: nothing was sent. */
-  | { kind: 'refused'; decision: Extract<QuotaDecision, { ok: false }> }
+  | { kind: 'refused'; decision: WaitDecision | NeverDecision }
   /** A send to part of the recipients (`touser`) is in doubt: its retry must be the very same request. */
   | { kind: 'splitInDoubt'; touser: string[]; decision: Granted }
   | ({ kind: 'failed' } & AttemptFailure);
@@ -243,7 +248,7 @@ async function trySend(a: Attempt, recipients: Recipients, demand: QuotaDemand):
   try {
     return await deps.tokens.withToken(app, async (token): Promise<SendResult> => {
       const decision = await deps.quota.acquire(demand);
-      if (!decision.ok) return { kind: 'refused', decision };
+      if (decision.kind !== 'send') return { kind: 'refused', decision };
       const request = requestFor(msg.request, recipients, decision.members, demand.splittable);
       const body = toWecomSendBody(request, app.agentId, {
         ...(msg.duplicateCheckSeconds !== undefined
@@ -263,12 +268,13 @@ async function trySend(a: Attempt, recipients: Recipients, demand: QuotaDemand):
         };
       } catch (error) {
         if (!(error instanceof WecomTransportError && error.inDoubt)) {
-          // WeCom answered an error, or the request never left: nobody got it, so the members keep their slots (a
-          // resend after a token refresh, or a retry, need not wait a pace). Thrown, so withToken refreshes a
-          // token WeCom rejected and calls again.
-          await deps.quota.giveBack(decision);
+          // WeCom answered an error, or the request never left: nobody got it, so what was reserved for it goes
+          // back (a resend after a token refresh, or a retry, need not wait a pace). Thrown, so withToken
+          // refreshes a token WeCom rejected and calls again.
+          await deps.quota.report(decision, 'not-sent');
           throw error;
         }
+        await deps.quota.report(decision, 'in-doubt');
         return decision.rest
           ? { kind: 'splitInDoubt', touser, decision }
           : { kind: 'failed', error, inDoubt: true };

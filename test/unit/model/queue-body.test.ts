@@ -93,4 +93,25 @@ describe('the SQS body', () => {
   ])('refuses a body with %s', (_, body) => {
     expect(decodeQueuedMessage(body)).toBeUndefined();
   });
+
+  it('reads the held slots of a body queued before reservations were typed, and writes them typed', () => {
+    const legacy = DEFERRED_COPY_BODY.replace(
+      ',"mayHaveReachedWecom":true}',
+      ',"part":{"touser":["zhangsan","lisi"],"held":{"zhangsan":1764489603158,"~broadcast":1764489615000,"~app:2":1764489620000}}}',
+    );
+
+    const m = decodeQueuedMessage(legacy);
+
+    expect(m?.part).toEqual({
+      touser: ['zhangsan', 'lisi'],
+      reservations: {
+        members: { zhangsan: 1764489603158 },
+        broadcastMs: 1764489615000,
+        call: { slotMs: 1764489620000, personTimes: 2 },
+      },
+    });
+    if (!m) throw new Error('does not decode');
+    expect(decodeQueuedMessage(encodeQueuedMessage(m))).toEqual(m);
+    expect(encodeQueuedMessage(m)).not.toContain('"held"');
+  });
 });

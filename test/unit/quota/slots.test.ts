@@ -64,7 +64,11 @@ function play(spec: CounterSpec, requests: readonly RequestLike[]) {
   const plans: (SlotPlan | undefined)[] = [];
   requests.forEach((r, i) => {
     now += r.gapMs;
-    const plan = bestSlot(states, spec, r.priority, r.amount, now + r.delayMs, now);
+    const plan = bestSlot(states, spec, r.priority, {
+      amount: r.amount,
+      notBeforeMs: now + r.delayMs,
+      nowMs: now,
+    });
     plans.push(plan);
     if (!plan) return;
     expect(plan.slotMs).toBeGreaterThanOrEqual(now + r.delayMs);
@@ -211,7 +215,12 @@ describe('send slots (lib/quota)', () => {
               const plan =
                 copy === undefined && r.amount === 1
                   ? blindSlot(spec, now)
-                  : bestSlot(copy ?? stored, spec, r.priority, r.amount, now, now, tolerance);
+                  : bestSlot(copy ?? stored, spec, r.priority, {
+                      amount: r.amount,
+                      notBeforeMs: now,
+                      nowMs: now,
+                      toleranceMs: tolerance,
+                    });
               if (!plan) break;
               const fits = planFits(stored[plan.pool], plan);
               if (fits) stored = { ...stored, [plan.pool]: applySlot(stored[plan.pool], plan) };
@@ -298,13 +307,15 @@ describe('send slots (lib/quota)', () => {
     const states = { n: emptyPool(), h: emptyPool() };
 
     // 80 allowed a day: 64 that normal may use, 16 kept for high; high may take both at once.
-    expect(bestSlots(states, spec, 'high', 80, T0)).toMatchObject([
+    expect(bestSlots(states, spec, 'high', { amount: 80, notBeforeMs: T0 })).toMatchObject([
       { pool: 'n', amount: 64, slotMs: T0 },
       { pool: 'h', amount: 16, slotMs: T0 },
     ]);
-    expect(bestSlots(states, spec, 'high', 81, T0)).toBeUndefined();
-    expect(bestSlots(states, spec, 'normal', 64, T0)).toMatchObject([{ pool: 'n', amount: 64, slotMs: T0 }]);
-    expect(bestSlots(states, spec, 'normal', 65, T0)).toBeUndefined();
+    expect(bestSlots(states, spec, 'high', { amount: 81, notBeforeMs: T0 })).toBeUndefined();
+    expect(bestSlots(states, spec, 'normal', { amount: 64, notBeforeMs: T0 })).toMatchObject([
+      { pool: 'n', amount: 64, slotMs: T0 },
+    ]);
+    expect(bestSlots(states, spec, 'normal', { amount: 65, notBeforeMs: T0 })).toBeUndefined();
   });
 
   it('spends a day of person-times in a burst and gives them back as the rolling day passes', () => {
@@ -312,7 +323,7 @@ describe('send slots (lib/quota)', () => {
     const spec = personTimesSpec(quota, W);
     let states: Record<Pool, PoolState> = { n: emptyPool(), h: emptyPool() };
     const take = (amount: number, at: number) => {
-      const plans = bestSlots(states, spec, 'high', amount, at) as SlotPlan[];
+      const plans = bestSlots(states, spec, 'high', { amount, notBeforeMs: at }) as SlotPlan[];
       for (const p of plans) states = { ...states, [p.pool]: applySlot(states[p.pool], p) };
       return plans[0] as SlotPlan;
     };

@@ -22,7 +22,7 @@ describe('QuotaUsageReader (GET /v1/apps/{app})', () => {
     const store = new InMemoryQuotaStore();
     const clock = fakeClock(START);
     const guard = new QuotaGuard(store, { now: clock.now, sleep: clock.sleep });
-    for (let i = 0; i < 3; i++) expect(await guard.acquire(demand(`u${i}`))).toMatchObject({ ok: true });
+    for (let i = 0; i < 3; i++) expect(await guard.acquire(demand(`u${i}`))).toMatchObject({ kind: 'send' });
     const reader = new QuotaUsageReader(store, WECOM_WINDOWS);
 
     // 20 s later the clock's minute has changed; a rolling minute still holds the three sends.

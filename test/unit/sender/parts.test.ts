@@ -47,7 +47,7 @@ describe('a message to members whose slots come at different times', () => {
     expect(h.wecom.sends[0]).toMatchObject({ touser: 'a|b' });
     const rest = lastCopy(h);
     expect(rest).toMatchObject({ generation: 1, part: { touser: ['OnCall'] } });
-    const slot = rest.part?.held?.oncall as number;
+    const slot = rest.part?.reservations?.members?.oncall as number;
     expect(slot).toBeGreaterThan(START + 3_000);
     expect(h.store.record('msg_fan')).toMatchObject({
       status: STATUS.deferred,
@@ -101,8 +101,11 @@ describe('a message to members whose slots come at different times', () => {
     // Not split into a part for `a` now: that request would differ, and WeCom would not drop it as a repeat.
     expect(h.wecom.sends).toHaveLength(1);
     const waiting = lastCopy(h);
-    expect(waiting.part?.held).toMatchObject({ a: expect.any(Number), b: expect.any(Number) });
-    clock.advance(Math.max(...Object.values(waiting.part?.held ?? {})) - clock.now());
+    expect(waiting.part?.reservations?.members).toMatchObject({
+      a: expect.any(Number),
+      b: expect.any(Number),
+    });
+    clock.advance(Math.max(...Object.values(waiting.part?.reservations?.members ?? {})) - clock.now());
     await processBatch(h.deps, [m.sqs(waiting, 1)]);
 
     expect(h.wecom.sends).toHaveLength(2);

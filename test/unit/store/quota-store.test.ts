@@ -40,7 +40,7 @@ describe('DynamoQuotaStore (dynalite)', () => {
 
   it('grants one of 20 concurrent reservations planned for an idle key, and tells the others the item', async () => {
     const key = memberKey();
-    const plan = on('m', bestSlot(fresh(), member, 'normal', 1, NOW));
+    const plan = on('m', bestSlot(fresh(), member, 'normal', { amount: 1, notBeforeMs: NOW }));
 
     const answers = await Promise.all(Array.from({ length: 20 }, () => store.reserve(key, [plan], EXPIRES)));
 
@@ -52,8 +52,15 @@ describe('DynamoQuotaStore (dynalite)', () => {
 
   it('grants every concurrent append on a busy key, each its own slot a pace apart', async () => {
     const key = memberKey();
-    const { state } = await store.reserve(key, [on('m', bestSlot(fresh(), member, 'high', 1, NOW))], EXPIRES);
-    const busy = on('m', bestSlot(state.m as Record<'n' | 'h', PoolState>, member, 'normal', 1, NOW));
+    const { state } = await store.reserve(
+      key,
+      [on('m', bestSlot(fresh(), member, 'high', { amount: 1, notBeforeMs: NOW }))],
+      EXPIRES,
+    );
+    const busy = on(
+      'm',
+      bestSlot(state.m as Record<'n' | 'h', PoolState>, member, 'normal', { amount: 1, notBeforeMs: NOW }),
+    );
 
     const answers = await Promise.all(Array.from({ length: 5 }, () => store.reserve(key, [busy], EXPIRES)));
 
@@ -66,10 +73,13 @@ describe('DynamoQuotaStore (dynalite)', () => {
 
   it('stores what lib/quota plans: count, slot, bucket, snapshot, ceiling; and removes stale snapshots', async () => {
     const key = memberKey();
-    const first = on('m', bestSlot(fresh(), member, 'normal', 1, NOW));
+    const first = on('m', bestSlot(fresh(), member, 'normal', { amount: 1, notBeforeMs: NOW }));
     const { state } = await store.reserve(key, [first], EXPIRES);
     const later = NOW + 2 * WECOM_WINDOWS.hourMs;
-    const second = on('m', bestSlot(state.m as Record<'n' | 'h', PoolState>, member, 'normal', 1, later));
+    const second = on(
+      'm',
+      bestSlot(state.m as Record<'n' | 'h', PoolState>, member, 'normal', { amount: 1, notBeforeMs: later }),
+    );
 
     const after = await store.reserve(key, [second], EXPIRES);
 
@@ -87,13 +97,10 @@ describe('DynamoQuotaStore (dynalite)', () => {
     ]);
     const third = on(
       'm',
-      bestSlot(
-        after.state.m as Record<'n' | 'h', PoolState>,
-        member,
-        'normal',
-        1,
-        later + 3 * WECOM_WINDOWS.hourMs,
-      ),
+      bestSlot(after.state.m as Record<'n' | 'h', PoolState>, member, 'normal', {
+        amount: 1,
+        notBeforeMs: later + 3 * WECOM_WINDOWS.hourMs,
+      }),
     );
     expect(third.dropBuckets).toEqual([first.bucket]);
     const item = (await store.reserve(key, [third], EXPIRES)).state;
@@ -126,7 +133,7 @@ describe('DynamoQuotaStore (dynalite)', () => {
       const pools = (state.m ?? fresh()) as Record<'n' | 'h', PoolState>;
       ({ state } = await store.reserve(
         key,
-        [on('m', bestSlot(pools, small, 'normal', 1, NOW + i * 60_000))],
+        [on('m', bestSlot(pools, small, 'normal', { amount: 1, notBeforeMs: NOW + i * 60_000 }))],
         EXPIRES,
       ));
     }
@@ -145,29 +152,32 @@ describe('DynamoQuotaStore (dynalite)', () => {
     const calls = callsSpec(quota, WECOM_WINDOWS);
     const { state: before } = await store.reserve(
       key,
-      [on('d', bestSlot(fresh(), day, 'normal', 1, NOW))],
+      [on('d', bestSlot(fresh(), day, 'normal', { amount: 1, notBeforeMs: NOW }))],
       EXPIRES,
     );
-    const stale = (bestSlots(fresh(), day, 'high', 8, NOW) ?? []).map((p) => ({ ...p, counter: 'd' }));
+    const stale = (bestSlots(fresh(), day, 'high', { amount: 8, notBeforeMs: NOW }) ?? []).map((p) => ({
+      ...p,
+      counter: 'd',
+    }));
 
     const refused = await store.reserve(
       key,
-      [on('c', bestSlot(fresh(), calls, 'high', 5, NOW)), ...stale],
+      [on('c', bestSlot(fresh(), calls, 'high', { amount: 5, notBeforeMs: NOW })), ...stale],
       EXPIRES,
     );
     // Planned as if the day were unused: its condition fails, so the calls are not counted either.
     expect(refused.ok).toBe(false);
     expect(refused.state).toEqual(before);
     expect(refused.state.c).toBeUndefined();
-    const day2 = (bestSlots(before.d as Record<'n' | 'h', PoolState>, day, 'high', 7, NOW) ?? []).map(
-      (p) => ({
-        ...p,
-        counter: 'd',
-      }),
-    );
+    const day2 = (
+      bestSlots(before.d as Record<'n' | 'h', PoolState>, day, 'high', { amount: 7, notBeforeMs: NOW }) ?? []
+    ).map((p) => ({
+      ...p,
+      counter: 'd',
+    }));
     const both = await store.reserve(
       key,
-      [on('c', bestSlot(fresh(), calls, 'high', 5, NOW)), ...day2],
+      [on('c', bestSlot(fresh(), calls, 'high', { amount: 5, notBeforeMs: NOW })), ...day2],
       EXPIRES,
     );
     expect(both.ok).toBe(true);
@@ -178,7 +188,7 @@ describe('DynamoQuotaStore (dynalite)', () => {
 
   it('gives a paced slot back only while nobody reserved after it', async () => {
     const key = memberKey();
-    const plan = on('m', bestSlot(fresh(), member, 'normal', 1, NOW));
+    const plan = on('m', bestSlot(fresh(), member, 'normal', { amount: 1, notBeforeMs: NOW }));
     const span = plan.pace?.spanMs ?? 0;
     await store.reserve(key, [plan], EXPIRES);
     const slot = { counter: 'm', pool: 'n' as const, fromTat: NOW + span, toTat: NOW };
@@ -189,10 +199,13 @@ describe('DynamoQuotaStore (dynalite)', () => {
 
     const { state } = await store.reserve(
       key,
-      [on('m', bestSlot(fresh(), member, 'normal', 1, NOW))],
+      [on('m', bestSlot(fresh(), member, 'normal', { amount: 1, notBeforeMs: NOW }))],
       EXPIRES,
     );
-    const later = on('m', bestSlot(state.m as Record<'n' | 'h', PoolState>, member, 'normal', 1, NOW));
+    const later = on(
+      'm',
+      bestSlot(state.m as Record<'n' | 'h', PoolState>, member, 'normal', { amount: 1, notBeforeMs: NOW }),
+    );
     await store.reserve(key, [later], EXPIRES);
     // The first of two slots cannot go back: the second was handed out after it.
     expect(await store.giveBack(key, slot)).toBeUndefined();
