@@ -1,7 +1,7 @@
 import type { Priority } from '#lib/messages/index.js';
 import { KeyedQueue } from '#lib/util/index.js';
 import type { HeldCall } from './held.js';
-import type { QuotaItems, Want } from './items.js';
+import { pacedSlotsOf, type QuotaItems, type Reserved, type Want } from './items.js';
 import type { Ask } from './member-lines.js';
 import { bucketMsOf, type QuotaKey, usedInMinute } from './slots.js';
 import type { CounterReservation } from './store.js';
@@ -79,7 +79,22 @@ class AppLane {
     calls.left--;
     if (pt) pt.left -= t.personTimes;
     this.takes.push({ atMs: nowMs, personTimes: t.personTimes });
+    this.last = { slotMs, calls, personTimes: t.personTimes };
     return { slotMs };
+  }
+
+  /** The latest take, while nothing was taken after it: what `untake` may give back. */
+  private last?: { slotMs: number; calls: NonNullable<Block['calls']>; personTimes: number } | undefined;
+
+  /** A call `take` handed out and the send did not use goes back to the block, if it was the last one taken. */
+  untake(slotMs: number, personTimes: number): void {
+    const last = this.last;
+    if (!last || last.slotMs !== slotMs || last.calls !== this.block.calls) return;
+    this.last = undefined;
+    last.calls.nextMs -= last.calls.paceMs;
+    last.calls.left++;
+    if (this.block.personTimes) this.block.personTimes.left += personTimes;
+    this.takes.pop();
   }
 
   /** What this container took over the last `windowMs`: a trickle still reserves a block that lasts it a while. */
@@ -179,7 +194,11 @@ export class AppLines {
    * the inline wait, if the app's calls are what is full and it comes within how far this lane may hold. Undefined
    * when the copy holds nothing: it wakes when the window frees up.
    */
-  async hold(ask: Ask, full: WaitDecision, personTimes: number): Promise<HeldCall | undefined> {
+  async hold(
+    ask: Ask,
+    full: WaitDecision,
+    personTimes: number,
+  ): Promise<{ call: HeldCall; reserved: Reserved } | undefined> {
     const { demand: d, counters, toleranceMs } = ask;
     const now = this.opts.now();
     const appFull = full.scope === 'app-minute' || full.scope === 'app-hour';
@@ -197,33 +216,45 @@ export class AppLines {
     if (r.kind !== 'granted') return undefined;
     const lane = this.laneOf(d);
     lane.heldUntilMs = Math.max(lane.heldUntilMs ?? 0, r.slotMs);
-    return { slotMs: r.slotMs, personTimes };
+    return { call: { slotMs: r.slotMs, personTimes }, reserved: r };
   }
 
   /**
-   * A fresh copy for an app whose calls this container let copies hold beyond the inline wait goes behind them: it
-   * holds the next call at once (or, beyond what it may hold, comes back later), and its members' slots are reserved
-   * when it comes back — reserved now, they would lapse unused. Not for a member this container reserved for before
-   * (it may be busy itself: its copy would hold a call it cannot use), nor for broadcasts.
+   * Whether a fresh copy goes behind the calls this container let copies hold beyond the inline wait (a backlog):
+   * `hold`, it holds the next call at once, its members reserved at that call (reserved now, they would lapse
+   * unused); or, beyond what it may hold, it waits and comes back when the latest held call is halfway into that.
+   * Undefined when there is no backlog here, or the copy is not fresh (it holds something, or is a broadcast of
+   * configured size).
    */
-  async behind(
-    ask: Ask,
-    isKnown: (key: QuotaKey) => boolean,
-    nowMs: number,
-  ): Promise<WaitDecision | undefined> {
+  behind(ask: Ask, nowMs: number): WaitDecision | { kind: 'hold'; notBeforeMs: number } | undefined {
     const d = ask.demand;
     const heldUntilMs = this.laneOf(d).heldUntilMs;
     if (heldUntilMs === undefined || heldUntilMs <= nowMs + this.opts.inlineWaitMs) return undefined;
     if (d.held || d.broadcasts > 0) return undefined;
-    if (d.members.some((member) => isKnown({ app: d.app, kind: 'member', member }))) return undefined;
     const aheadMs = this.aheadMs(d.priority);
     if (heldUntilMs > nowMs + aheadMs)
       return { kind: 'wait', scope: 'app-minute', retryAtMs: heldUntilMs - aheadMs / 2 };
-    const personTimes = d.members.length + (d.splittable ? 0 : d.extraPersonTimes);
-    const full: WaitDecision = { kind: 'wait', scope: 'app-minute', retryAtMs: heldUntilMs };
-    const call = await this.hold(ask, full, personTimes);
-    if (!call) return undefined;
-    return { kind: 'wait', scope: 'app-minute', retryAtMs: call.slotMs, held: { call } };
+    // The next free call after the inline wait, on whichever pool has it: not after the latest held one, which
+    // may stand on the other pool's line and leave this one idle until then.
+    return { kind: 'hold', notBeforeMs: nowMs + this.opts.inlineWaitMs + 1 };
+  }
+
+  /**
+   * A call this decision took and will not use: back to the block it came from (if it was the last one taken), or
+   * (a call it held) to the app's line, where nobody reserved after it.
+   */
+  async release(
+    ask: Ask,
+    call: { from: 'block'; slotMs: number; personTimes: number } | { from: 'hold'; reserved: Reserved },
+  ): Promise<void> {
+    if (call.from === 'block') {
+      this.laneOf(ask.demand).untake(call.slotMs, call.personTimes);
+      return;
+    }
+    const key = appKey(ask.demand);
+    await Promise.all(
+      pacedSlotsOf(call.reserved).map((slot) => this.opts.items.giveBack(key, slot).catch(() => false)),
+    );
   }
 
   /** How far ahead a copy of this lane may hold an app call. */

@@ -1,5 +1,5 @@
 import type { QuotaConfig } from '#lib/config/index.js';
-import { bucketMsOf, type CounterSpec, type PoolLimits } from './slots.js';
+import { bucketMsOf, type CounterSpec, POOLS, type PoolLimits } from './slots.js';
 import { effectiveLimit, type QuotaWindows } from './windows.js';
 
 /**
@@ -110,10 +110,25 @@ export interface Lateness {
 }
 
 /**
- * A send that reaches WeCom up to (WeCom's minute limit − the allowed count) × the pace after its slot keeps WeCom's
- * rolling minute within WeCom's limit (slots.ts), the pace being that of both pools together (a minute ÷ what
- * `high` may use). Half of that is for using a slot late, half for the send's way to WeCom after it; and at most a
- * bucket of the hour, and `maxLatenessMs`. A line may be joined up to half the lateness before the wanted time.
+ * How late a send may reach WeCom after its slot and keep WeCom's rolling minute within WeCom's limit, for paced
+ * pools that share that limit. Each pool hands out slots a pace apart, so a window of a minute plus L holds at most
+ * ⌊L ÷ pace⌋ + 1 more of its slots than its allowance (the pools' lines may stand in step): the sum over the pools
+ * must stay within WeCom's limit less the allowed count (`slack`). 0 when even a moment late could pass it.
+ */
+export function lateBudgetMs(pacesMs: readonly number[], slack: number): number {
+  const paces = pacesMs.filter((p) => Number.isFinite(p) && p > 0);
+  const over = (late: number) => paces.reduce((n, p) => n + Math.floor(late / p) + 1, 0) > slack;
+  if (paces.length === 0 || over(0)) return 0;
+  // The count grows only where L crosses a multiple of a pace: the budget ends just before the first that passes.
+  const steps = [...new Set(paces.flatMap((p) => Array.from({ length: slack + 1 }, (_, k) => (k + 1) * p)))];
+  const first = steps.sort((a, b) => a - b).find(over);
+  return first === undefined ? Number.POSITIVE_INFINITY : first - 1;
+}
+
+/**
+ * How late a slot may be used: half of what the margin absorbs (lateBudgetMs) over the member's pools and over the
+ * app's calls, the other half being for the send's way to WeCom after it; and at most a bucket of the hour, and
+ * `maxLatenessMs`. A line may be joined up to half the lateness before the wanted time.
  */
 export function latenessOf(
   app: { quota: QuotaConfig; broadcastShare: number },
@@ -121,18 +136,23 @@ export function latenessOf(
   maxLatenessMs: number,
 ): Lateness {
   const q = app.quota;
+  const member = memberSpec(q, w, app.broadcastShare);
+  const broadcast = memberSpec(q, w, app.broadcastShare, 'broadcast');
+  const calls = callsSpec(q, w);
+  const paces = (...specs: CounterSpec[]) =>
+    specs.flatMap((s) => POOLS.filter((p) => s.pools[p].limit > 0).map((p) => s.pools[p].paceMs ?? 0));
   const split = memberLimits(q, app.broadcastShare);
   const allowed = (limit: number) => (limit > 0 ? effectiveLimit(limit, q, 'high') : 0);
-  const memberAllowed = allowed(split.direct.perMinute) + allowed(split.broadcast.perMinute);
-  const callsAllowed = allowed(q.perMinute);
-  const absorbed = (limit: number, used: number) => (used > 0 ? ((limit - used) * w.minuteMs) / used / 2 : 0);
+  const memberSlack =
+    q.perMemberPerMinute - allowed(split.direct.perMinute) - allowed(split.broadcast.perMinute);
+  const memberPaces = app.broadcastShare > 0 ? paces(member, broadcast) : paces(member);
   const latenessMs = Math.max(
     0,
     Math.min(
       maxLatenessMs,
-      absorbed(q.perMemberPerMinute, memberAllowed),
-      absorbed(q.perMinute, callsAllowed),
-      bucketMsOf(memberSpec(q, w, app.broadcastShare)),
+      lateBudgetMs(memberPaces, memberSlack) / 2,
+      lateBudgetMs(paces(calls), q.perMinute - allowed(q.perMinute)) / 2,
+      bucketMsOf(member),
     ),
   );
   return { latenessMs, toleranceMs: latenessMs / 2 };

@@ -1,10 +1,9 @@
 import { AppLines } from './app-lines.js';
 import { appCounters, latenessOf } from './counters.js';
-import { compact, type HeldCall, type HeldReservations } from './held.js';
+import { compact, type HeldCall, type HeldReservations, mergeHeld, PICKUP_MS } from './held.js';
 import { QuotaItems } from './items.js';
 import {
   type Ask,
-  givenOut,
   holdOf,
   type LineSlot,
   latestOf,
@@ -14,9 +13,17 @@ import {
   replaced,
   waitFor,
 } from './member-lines.js';
-import type { QuotaKey } from './slots.js';
-import type { PacedSlot, QuotaStore } from './store.js';
-import type { QuotaDecision, QuotaDemand, QuotaScope, SendDecision, SendOutcome, Step } from './types.js';
+import type { QuotaStore } from './store.js';
+import type {
+  NeverDecision,
+  QuotaDecision,
+  QuotaDemand,
+  QuotaScope,
+  SendDecision,
+  SendOutcome,
+  Step,
+  WaitDecision,
+} from './types.js';
 import { type QuotaWindows, WECOM_WINDOWS } from './windows.js';
 
 export interface QuotaGuardOptions {
@@ -37,10 +44,23 @@ export interface QuotaGuardOptions {
   onUsage?: (app: string, scope: QuotaScope, used: number, limit: number) => void;
 }
 
+/** The members' slots of one send, split or aligned: who goes now, who later, and when. */
+interface Chosen {
+  ask: Ask;
+  due: LineSlot[];
+  rest: LineSlot[];
+  /** When the due members' slots have all come. */
+  atMs: number;
+  /** The copy's held call, if it may still be used. */
+  call?: HeldCall;
+}
+
 /** The members' slots and the app's call of one send, once both are granted. */
 interface Granted {
   /** The app call's slot: when the send goes. */
   slotMs: number;
+  /** Where the call came from: the container's block, or the copy's held call. */
+  from: 'block' | 'held';
   due: LineSlot[];
 }
 
@@ -61,15 +81,15 @@ export class QuotaGuard {
   private readonly items: QuotaItems;
   private readonly members: MemberLines;
   private readonly app: AppLines;
-  /** The minute slots each send decision took from its members' lines, for `report`. */
-  private readonly givenOut = new WeakMap<SendDecision, { key: QuotaKey; slot: PacedSlot }[]>();
+  /** How to give back what each send decision reserved for it, for `report`. */
+  private readonly unsent = new WeakMap<SendDecision, () => Promise<void>>();
 
   constructor(store: QuotaStore, opts: QuotaGuardOptions = {}) {
     this.windows = opts.windows ?? WECOM_WINDOWS;
     this.now = opts.now ?? Date.now;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-    // At least a second: a deferred copy arrives up to a second before its slot (SQS delays are whole seconds).
-    this.inlineWaitMs = Math.max(1_000, opts.inlineWaitMs ?? 4_000);
+    // A deferred copy arrives up to a second and a pick-up before its slot (SQS delays are whole seconds).
+    this.inlineWaitMs = Math.max(1_000 + PICKUP_MS, opts.inlineWaitMs ?? 4_000);
     this.maxLatenessMs = opts.maxLatenessMs ?? 5_000;
     this.items = new QuotaItems(store, this.now);
     this.members = new MemberLines(this.items);
@@ -102,52 +122,67 @@ export class QuotaGuard {
   }
 
   /**
-   * What became of a send this guard allowed. Not sent (WeCom answered an error, or the request never left): its
-   * members' minute slots go back to their lines, where nobody has reserved after them meanwhile, so a retry need
-   * not wait a pace. Hours and days stay charged (conservative). Sent or in doubt: nothing goes back. At most once
-   * per decision; never throws.
+   * What became of a send this guard allowed. Not sent (WeCom answered an error, or the request never left): what
+   * this decision reserved for it goes back — its members' minute slots to their lines, its call to the block —
+   * where nobody has reserved after them meanwhile, so a retry need not wait a pace. What the copy holds stays
+   * held, and hours and days stay charged (conservative). Sent or in doubt: nothing goes back. At most once per
+   * decision; never throws.
    */
   async report(decision: QuotaDecision, outcome: SendOutcome): Promise<void> {
     if (decision.kind !== 'send') return;
-    const given = this.givenOut.get(decision) ?? [];
-    this.givenOut.delete(decision);
-    if (outcome !== 'not-sent') return;
-    await Promise.all(given.map(({ key, slot }) => this.items.giveBack(key, slot).catch(() => false)));
+    const giveBack = this.unsent.get(decision);
+    this.unsent.delete(decision);
+    if (outcome === 'not-sent' && giveBack) await giveBack().catch(() => undefined);
   }
 
-  /** The steps of docs/quota.md, "The decision, step by step". */
+  /**
+   * The steps of docs/quota.md, "The decision, step by step": the members' slots, then (when they come: `acquire`
+   * waits for them in-process) the app's units. So a member's sends take the app's calls in the order of their
+   * slots.
+   */
   private async decide(d: QuotaDemand, until: (t: number) => Promise<void>): Promise<QuotaDecision> {
+    const chosen = await this.slotsFor(d);
+    if (chosen.kind !== 'granted') return chosen;
+    await until(chosen.atMs);
+    return this.appFor(chosen);
+  }
+
+  /** Steps 1-4: the members' slots, split or aligned. */
+  private async slotsFor(d: QuotaDemand): Promise<Step<Chosen>> {
     const ask = this.askFor(d);
     const now = this.now();
-    const behind = await this.app.behind(ask, (key) => this.items.cached(key) !== undefined, now);
-    if (behind) return behind;
+    const behind = this.app.behind(ask, now);
+    if (behind?.kind === 'wait') return behind;
+    if (behind) {
+      const personTimes = d.members.length + (d.splittable ? 0 : d.extraPersonTimes);
+      const wait: WaitDecision = { kind: 'wait', scope: 'app-minute', retryAtMs: behind.notBeforeMs };
+      const slots = linesOf(d).map((line) => ({ line, slotMs: now }));
+      const held = await this.holdAtCall(ask, { slots, personTimes, wait });
+      if (held) return held;
+    }
     const call = usableCall(d.held, now - ask.latenessMs);
     const found = await this.members.slots(ask, linesOf(d), Math.max(now, call?.slotMs ?? now), now);
-    if (found.kind !== 'granted') return found;
-    const chosen = await this.splitOrAlign(ask, found.slots);
+    const chosen = found.kind === 'granted' ? await this.splitOrAlign(ask, found.slots) : found;
+    // Its members come later than its call: the copy holds the members' slots (the call lapses).
     if (chosen.kind !== 'granted') return chosen;
-    const { rest } = chosen;
-
     const atMs = Math.max(now, latestOf(chosen.due));
-    await until(atMs);
+    return { ...chosen, ask, atMs, ...(call ? { call } : {}) };
+  }
+
+  /** Steps 5-6, when the members' slots are due: the app's units, and the answer. */
+  private async appFor(chosen: Chosen): Promise<QuotaDecision> {
+    const { ask, rest, atMs, call } = chosen;
+    const d = ask.demand;
     const personTimes = membersOf(chosen.due).length + (d.splittable ? 0 : d.extraPersonTimes);
     const app = await this.appUnits(ask, { due: chosen.due, personTimes, atMs, ...(call ? { call } : {}) });
     if (app.kind === 'never') return app;
-    if (app.kind === 'wait') {
-      // The app's calls are taken beyond the inline wait: the copy takes the next free one and waits for it, once.
-      // The members' slots for now lapse (a wasted slot never harms); later ones stay held.
-      const held = await this.app.hold(ask, app, personTimes);
-      const aheadMs = this.app.aheadMs(d.priority);
-      // Beyond what it may hold, it comes back when the app's next call is halfway into that, and holds one then.
-      const beyond = app.scope === 'app-minute' && app.retryAtMs > this.now() + aheadMs;
-      const retryAtMs = held?.slotMs ?? (beyond ? app.retryAtMs - aheadMs / 2 : app.retryAtMs);
-      const holds = compact({ ...holdOf(rest), ...(held ? { call: held } : {}) });
-      return { kind: 'wait', scope: app.scope, retryAtMs, ...(holds ? { held: holds } : {}) };
-    }
+    if (app.kind === 'wait') return this.waitForApp(ask, { wait: app, due: chosen.due, rest, personTimes });
     const decision: SendDecision = {
       kind: 'send',
-      sendAtMs: app.slotMs,
+      // Not before any of its slots: a member's slot may come a little after the app's call (within the lateness).
+      sendAtMs: Math.max(app.slotMs, latestOf(app.due)),
       members: membersOf(app.due),
+      slots: holdOf(app.due).members ?? {},
       ...(rest.length
         ? {
             rest: {
@@ -158,8 +193,66 @@ export class QuotaGuard {
           }
         : {}),
     };
-    this.givenOut.set(decision, givenOut(d.app, app.due));
+    // What the copy holds stays held (its retry is the same copy); what was reserved for this send goes back.
+    const fresh = app.due.filter((s) => s.reserved);
+    this.unsent.set(decision, async () => {
+      await Promise.all([
+        this.members.release(ask, fresh),
+        ...(app.from === 'block'
+          ? [this.app.release(ask, { from: 'block', slotMs: app.slotMs, personTimes })]
+          : []),
+      ]);
+    });
     return decision;
+  }
+
+  /**
+   * The app's calls are taken beyond the inline wait: the copy holds the next free one, its members' slots due now
+   * go back to their lines and are reserved again at that call, so it waits once, for both. Beyond what it may
+   * hold, it holds nothing and comes back when the app's next call is halfway into that.
+   */
+  private async waitForApp(
+    ask: Ask,
+    s: { wait: WaitDecision; due: LineSlot[]; rest: LineSlot[]; personTimes: number },
+  ): Promise<WaitDecision | NeverDecision> {
+    const { wait, rest } = s;
+    const withRest = (w: WaitDecision): WaitDecision => {
+      const held = compact(mergeHeld(w.held ?? {}, holdOf(rest)));
+      return { ...w, ...(held ? { held } : {}) };
+    };
+    // A member busy beyond the app's call (followAppPace): the copy already holds its members' slots.
+    if (wait.held) return withRest(wait);
+    const held = await this.holdAtCall(ask, { slots: s.due, personTimes: s.personTimes, wait });
+    if (held) return held.kind === 'wait' ? withRest(held) : held;
+    await this.members.release(ask, s.due);
+    const aheadMs = this.app.aheadMs(ask.demand.priority);
+    const beyond = wait.scope === 'app-minute' && wait.retryAtMs > this.now() + aheadMs;
+    return withRest({
+      kind: 'wait',
+      scope: wait.scope,
+      retryAtMs: beyond ? wait.retryAtMs - aheadMs / 2 : wait.retryAtMs,
+    });
+  }
+
+  /**
+   * Holds the app's next free call from `wait.retryAtMs` on (if the lane may hold it) and moves the members' slots
+   * to that call. A member busy beyond the call: the call goes back, and the copy waits for its members, holding
+   * them. Undefined when no call may be held.
+   */
+  private async holdAtCall(
+    ask: Ask,
+    s: { slots: LineSlot[]; personTimes: number; wait: WaitDecision },
+  ): Promise<WaitDecision | NeverDecision | undefined> {
+    const hold = await this.app.hold(ask, s.wait, s.personTimes);
+    if (!hold) return undefined;
+    const { call } = hold;
+    const atCall = await this.members.move(ask, s.slots, call.slotMs);
+    if (atCall.kind === 'granted' && latestOf(atCall.slots) <= call.slotMs + ask.latenessMs) {
+      const held = mergeHeld(holdOf(atCall.slots), { call });
+      return { kind: 'wait', scope: s.wait.scope, retryAtMs: call.slotMs, held };
+    }
+    await this.app.release(ask, { from: 'hold', reserved: hold.reserved });
+    return atCall.kind === 'granted' ? waitFor(atCall.slots) : atCall;
   }
 
   private askFor(d: QuotaDemand): Ask {
@@ -176,11 +269,13 @@ export class QuotaGuard {
     ask: Ask,
     slots: LineSlot[],
   ): Promise<Step<{ due: LineSlot[]; rest: LineSlot[] }>> {
-    // After reserving (a fan-out to many members takes a while): what is due within the wait from now on goes now.
+    // After reserving (a fan-out to many members takes a while): what is due within the wait from now on goes now,
+    // if it is not more than the lateness after the earliest (which would be used that much later).
     const horizon = this.now() + this.inlineWaitMs;
     if (ask.demand.splittable) {
-      const due = slots.filter((s) => s.slotMs <= horizon);
-      const rest = slots.filter((s) => s.slotMs > horizon);
+      const until = Math.min(horizon, Math.min(...slots.map((s) => s.slotMs)) + ask.latenessMs);
+      const due = slots.filter((s) => s.slotMs <= until);
+      const rest = slots.filter((s) => s.slotMs > until);
       return due.length ? { kind: 'granted', due, rest } : waitFor(rest);
     }
     const aligned = await this.members.align(ask, slots);
@@ -192,22 +287,28 @@ export class QuotaGuard {
 
   /**
    * One call and the send's person-times: the copy's held call, when its members are there in time and it counted
-   * as many person-times (else it lapses); otherwise from the app's lines, following the app's pace when its calls
-   * are what is busy within the inline wait.
+   * as many person-times (else it lapses); otherwise from the app's lines, following the app's pace when its
+   * calls are what is busy within the inline wait.
    */
   private async appUnits(
     ask: Ask,
     s: { due: LineSlot[]; personTimes: number; atMs: number; call?: HeldCall },
   ): Promise<Step<Granted>> {
     const { call } = s;
-    if (call && call.personTimes >= s.personTimes && s.atMs <= call.slotMs + ask.latenessMs) {
-      return { kind: 'granted', slotMs: call.slotMs, due: s.due };
+    // No unit of the send may be used more than the lateness after its slot: the call not after the earliest
+    // member's slot plus the lateness, the members not after the call plus the lateness.
+    const latestMs = Math.min(...s.due.map((slot) => slot.slotMs)) + ask.latenessMs;
+    const inTime = (callMs: number) => s.atMs <= callMs + ask.latenessMs && callMs <= latestMs;
+    if (call && call.personTimes >= s.personTimes && inTime(call.slotMs)) {
+      return { kind: 'granted', slotMs: call.slotMs, from: 'held', due: s.due };
     }
+    const notBeforeMs = Math.max(s.atMs, this.now());
     const app = await this.app.take(ask, {
       personTimes: s.personTimes,
-      notBeforeMs: Math.max(s.atMs, this.now()),
+      notBeforeMs,
+      aheadMs: latestMs - notBeforeMs,
     });
-    if (app.kind === 'granted') return { ...app, due: s.due };
+    if (app.kind === 'granted') return { ...app, from: 'block', due: s.due };
     if (
       app.kind === 'wait' &&
       app.scope === 'app-minute' &&
@@ -221,7 +322,8 @@ export class QuotaGuard {
   /**
    * The app's next call is further off than the members' slots may be used late: a busy app, whose calls go a pace
    * apart. The send takes the app's next call within the inline wait first (its line is what many records contend
-   * for), then its members take slots at that call (their earlier ones lapse); the send waits for it in the function.
+   * for), then its members' slots move to that call (their earlier ones go back); the send waits for it in the
+   * function. A member busy beyond the call: the call goes back, and the copy waits holding the members' slots.
    */
   private async followAppPace(ask: Ask, due: LineSlot[], personTimes: number): Promise<Step<Granted>> {
     const app = await this.app.take(ask, {
@@ -230,18 +332,15 @@ export class QuotaGuard {
       aheadMs: this.inlineWaitMs,
     });
     if (app.kind !== 'granted') return app;
-    const moved = await this.members.reserve(
-      ask,
-      due.map((s) => s.line),
-      app.slotMs,
-      0,
-    );
+    const moved = await this.members.move(ask, due, app.slotMs);
+    const atCall = moved.kind === 'granted' ? replaced(due, moved.slots) : [];
+    if (moved.kind === 'granted' && latestOf(atCall) <= app.slotMs + ask.latenessMs) {
+      return { kind: 'granted', slotMs: app.slotMs, from: 'block', due: atCall };
+    }
+    await this.app.release(ask, { from: 'block', slotMs: app.slotMs, personTimes });
     if (moved.kind !== 'granted') return moved;
-    const atCall = replaced(due, moved.slots);
-    // A member busy beyond the call: the call lapses, and the copy comes back for the members' slots.
     const atMs = latestOf(atCall);
-    if (atMs > app.slotMs + ask.latenessMs) return { kind: 'wait', scope: 'member-minute', retryAtMs: atMs };
-    return { kind: 'granted', slotMs: app.slotMs, due: atCall };
+    return { kind: 'wait', scope: 'member-minute', retryAtMs: atMs, held: holdOf(atCall) };
   }
 
   private async until(t: number): Promise<void> {

@@ -17,6 +17,22 @@ export interface HeldCall {
   personTimes: number;
 }
 
+/**
+ * A copy holding reservations arrives at least this long before its earliest (its pick-up from the queue takes a
+ * moment), and the guard waits the rest in-process: copies arriving after their slots would go in the order they
+ * were picked up, not in the order of their slots.
+ */
+export const PICKUP_MS = 250;
+
+/**
+ * The queue delay (whole seconds, as SQS takes them) of a copy that holds reservations from `wakeAtMs` on: it
+ * arrives between a second and a pick-up before them, never after.
+ *
+ * @example await queue.enqueue(lane, copy, heldDelaySeconds(earliestHeld(held), Date.now()));
+ */
+export const heldDelaySeconds = (wakeAtMs: number, nowMs: number): number =>
+  Math.max(0, Math.floor((wakeAtMs - nowMs - PICKUP_MS) / 1000));
+
 /** Every slot the reservations hold. */
 export const heldSlots = (held: HeldReservations | undefined): number[] => [
   ...Object.values(held?.members ?? {}),
@@ -39,6 +55,17 @@ export function compact(held: HeldReservations): HeldReservations | undefined {
     ...(held.call ? { call: held.call } : {}),
   };
   return Object.keys(out).length ? out : undefined;
+}
+
+/** Both holds together (their members are distinct). */
+export function mergeHeld(a: HeldReservations, b: HeldReservations): HeldReservations {
+  const members = { ...a.members, ...b.members };
+  const broadcastMs = a.broadcastMs ?? b.broadcastMs;
+  const call = a.call ?? b.call;
+  return (
+    compact({ members, ...(broadcastMs !== undefined ? { broadcastMs } : {}), ...(call ? { call } : {}) }) ??
+    {}
+  );
 }
 
 /** The member slots of `held` for these (case-folded) members only: what a part for them keeps. */

@@ -1,4 +1,15 @@
-export { COUNTER, callsSpec, memberLimits, memberSpec, personTimesSpec } from './counters.js';
+export {
+  type AppCounters,
+  appCounters,
+  COUNTER,
+  callsSpec,
+  type Lateness,
+  lateBudgetMs,
+  latenessOf,
+  memberLimits,
+  memberSpec,
+  personTimesSpec,
+} from './counters.js';
 export { QuotaGuard, type QuotaGuardOptions } from './guard.js';
 export {
   compact as compactHeld,
@@ -6,8 +17,10 @@ export {
   fromLegacyHeld,
   type HeldCall,
   type HeldReservations,
+  heldDelaySeconds,
   heldFor,
   heldSlots,
+  PICKUP_MS,
 } from './held.js';
 export {
   applySlot,

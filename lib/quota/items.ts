@@ -6,8 +6,10 @@ import {
   blindSlot,
   type CounterSpec,
   type CounterStates,
+  earliestSlot,
   emptyPool,
   grantedSlot,
+  type Pool,
   type QuotaKey,
 } from './slots.js';
 import type { CounterReservation, PacedSlot, QuotaStore } from './store.js';
@@ -17,6 +19,8 @@ import type { QuotaScope, Step } from './types.js';
 export interface Want {
   spec: CounterSpec;
   amount: number;
+  /** Only this pool (a slot moved to another time keeps its pool); else the best the lane may use. */
+  pool?: Pool;
 }
 
 /** One reservation on one item: every wanted counter at one common slot. */
@@ -63,7 +67,7 @@ export class QuotaItems {
 
   /** Gives a paced slot back (store `giveBack`): true when it went back. */
   giveBack(key: QuotaKey, slot: PacedSlot): Promise<boolean> {
-    const name = nameOf(key);
+    const name = keyName(key);
     return this.turns.run(name, async () => {
       const state = await this.store.giveBack(key, slot);
       // Not given back: someone reserved after it; what this container knew is stale either way.
@@ -75,7 +79,7 @@ export class QuotaItems {
 
   /** What this container last saw of a key. */
   cached(key: QuotaKey): CounterStates | undefined {
-    return this.cache.get(nameOf(key));
+    return this.cache.get(keyName(key));
   }
 
   /**
@@ -84,7 +88,7 @@ export class QuotaItems {
    * ceiling); a refusal brings the item back, and the plan is made again from it.
    */
   reserve(ask: ItemAsk): Promise<Step<Reserved>> {
-    const name = nameOf(ask.key);
+    const name = keyName(ask.key);
     return this.turns.run(name, async () => {
       for (let attempt = 0; ; attempt++) {
         const now = this.now();
@@ -138,13 +142,14 @@ export const pacedSlotsOf = (r: Reserved): PacedSlot[] =>
     p.pace ? [{ counter: p.counter, pool: p.pool, fromTat: p.slotMs + p.pace.spanMs, toTat: p.slotMs }] : [],
   );
 
-const nameOf = (key: QuotaKey): string =>
+/** A key's name in this container's maps. */
+export const keyName = (key: QuotaKey): string =>
   key.kind === 'member' ? `${key.app}#member#${key.member}` : `${key.app}#${key.kind}`;
 
 /** One unit of one counter, planned without the item (a key this container has not seen). */
 function blindPlans(wants: readonly Want[], wantedMs: number): CounterReservation[] | undefined {
   const [only, ...others] = wants;
-  if (!only || others.length > 0 || only.amount !== 1) return undefined;
+  if (!only || others.length > 0 || only.amount !== 1 || only.pool === 'h') return undefined;
   const plan = blindSlot(only.spec, wantedMs);
   return plan && [{ ...plan, counter: only.spec.name }];
 }
@@ -161,7 +166,8 @@ function planItem(
     for (const w of ask.wants) {
       const pools = state[w.spec.name] ?? { n: emptyPool(), h: emptyPool() };
       const slotAsk = { amount: w.amount, notBeforeMs: atMs, nowMs, toleranceMs: ask.toleranceMs };
-      const found = bestSlots(pools, w.spec, ask.priority, slotAsk);
+      const pinned = w.pool && earliestSlot(pools[w.pool], w.spec, w.pool, slotAsk);
+      const found = pinned ? [pinned] : bestSlots(pools, w.spec, ask.priority, slotAsk);
       if (!found) return { kind: 'never', scope: scopeOf(ask.key, { counter: w.spec.name, by: 'window' }) };
       plans.push(...found.map((p) => ({ ...p, counter: w.spec.name })));
     }

@@ -1,7 +1,7 @@
 import type { AppCounters } from './counters.js';
 import type { HeldReservations } from './held.js';
 import { pacedSlotsOf, type QuotaItems, type Reserved } from './items.js';
-import type { QuotaKey } from './slots.js';
+import type { Pool, QuotaKey } from './slots.js';
 import type { PacedSlot } from './store.js';
 import type { QuotaDemand, Step, WaitDecision } from './types.js';
 
@@ -12,11 +12,14 @@ import type { QuotaDemand, Step, WaitDecision } from './types.js';
  */
 export type Line = { kind: 'member'; member: string } | { kind: 'broadcast' };
 
-/** A line's slot for this send: held by the copy, or reserved now (`reserved`, what a give-back returns). */
+/**
+ * A line's slot for this send: held by the copy, or reserved by this decision (`reserved`: what a give-back
+ * returns; cleared once given back, so nothing goes back twice).
+ */
 export interface LineSlot {
   line: Line;
   slotMs: number;
-  reserved?: Reserved;
+  reserved?: Reserved | undefined;
 }
 
 /** One demand with the terms it is reserved under: the app's counters, the lateness and the tolerance. */
@@ -61,13 +64,6 @@ export function holdOf(slots: readonly LineSlot[]): HeldReservations {
     ...(Object.keys(members).length ? { members } : {}),
     ...(broadcastMs !== undefined ? { broadcastMs } : {}),
   };
-}
-
-/** The paced slots these line slots took, for a give-back. */
-export function givenOut(app: string, slots: readonly LineSlot[]): { key: QuotaKey; slot: PacedSlot }[] {
-  return slots.flatMap((s) =>
-    s.reserved ? pacedSlotsOf(s.reserved).map((slot) => ({ key: keyOf(app, s.line), slot })) : [],
-  );
 }
 
 /** Nothing to send now: the copy waits for the earliest of its slots, holding them all. */
@@ -115,13 +111,42 @@ export class MemberLines {
     notBeforeMs: number,
     toleranceMs: number,
   ): Promise<Step<{ slots: LineSlot[] }>> {
+    return this.reserveOn(ask, { lines, notBeforeMs, toleranceMs });
+  }
+
+  /**
+   * Moves line slots to `toMs` or later: the ones this decision reserved go back to their lines first, and are
+   * taken again on the same pool, so that no later message can take the slot given back and pass this one.
+   */
+  async move(ask: Ask, slots: readonly LineSlot[], toMs: number): Promise<Step<{ slots: LineSlot[] }>> {
+    const pools = new Map<Line, Pool>();
+    for (const s of slots) {
+      const pool = s.reserved?.plans.find((p) => p.pace)?.pool;
+      if (pool) pools.set(s.line, pool);
+    }
+    await this.release(ask, slots);
+    return this.reserveOn(ask, { lines: slots.map((s) => s.line), notBeforeMs: toMs, toleranceMs: 0, pools });
+  }
+
+  private async reserveOn(
+    ask: Ask,
+    r: { lines: readonly Line[]; notBeforeMs: number; toleranceMs: number; pools?: ReadonlyMap<Line, Pool> },
+  ): Promise<Step<{ slots: LineSlot[] }>> {
     const slots: LineSlot[] = [];
-    for (let i = 0; i < lines.length; i += PARALLEL) {
+    for (let i = 0; i < r.lines.length; i += PARALLEL) {
       const results = await Promise.all(
-        lines.slice(i, i + PARALLEL).map(async (line) => ({
-          line,
-          result: await this.reserveOne(ask, line, notBeforeMs, toleranceMs),
-        })),
+        r.lines.slice(i, i + PARALLEL).map(async (line) => {
+          const pool = r.pools?.get(line);
+          return {
+            line,
+            result: await this.reserveOne(ask, {
+              line,
+              notBeforeMs: r.notBeforeMs,
+              toleranceMs: r.toleranceMs,
+              ...(pool ? { pool } : {}),
+            }),
+          };
+        }),
       );
       for (const { line, result } of results) {
         if (result.kind !== 'granted') return result;
@@ -132,8 +157,7 @@ export class MemberLines {
   }
 
   /**
-   * A broadcast goes to everyone at once: every line's slot moves to the latest one (slots taken earlier lapse; a
-   * wasted slot never harms). Gives up, holding nothing, if members keep moving the time on.
+   * A broadcast goes to everyone at once: every line's slot moves to the latest one (`move`). Gives up, holding nothing, if members keep moving the time on.
    */
   async align(ask: Ask, start: readonly LineSlot[]): Promise<Step<{ slots: LineSlot[]; atMs: number }>> {
     let slots = [...start];
@@ -141,35 +165,56 @@ export class MemberLines {
       const atMs = latestOf(slots);
       const early = slots.filter((s) => s.slotMs < atMs - ask.latenessMs);
       if (early.length === 0) return { kind: 'granted', slots, atMs };
-      const again = await this.reserve(
-        ask,
-        early.map((s) => s.line),
-        atMs,
-        0,
-      );
+      const again = await this.move(ask, early, atMs);
       if (again.kind !== 'granted') return again;
       slots = replaced(slots, again.slots);
     }
     return { kind: 'wait', scope: 'member-minute', retryAtMs: latestOf(slots) };
   }
 
+  /**
+   * Slots this decision reserved and does not use go back to their lines (where nobody reserved after them), so
+   * that a line the copy waits on is not pushed a pace further every time it tries. Held slots stay as they are:
+   * the copy's body still names them, and a copy whose deferral failed comes back with it.
+   */
+  async release(ask: Ask, slots: readonly LineSlot[]): Promise<void> {
+    await Promise.all(
+      slots.map(async (s) => {
+        const reserved = s.reserved;
+        if (!reserved) return;
+        s.reserved = undefined;
+        const key = keyOf(ask.demand.app, s.line);
+        const spec = s.line.kind === 'broadcast' ? ask.counters.broadcast : ask.counters.member;
+        // Not a slot in `n` when `h`, which only high uses, has handed out a later one since: the next high message
+        // would take the slot given back and go before that later one. (A later slot in `n` than one in `h` is
+        // normal's: a high message would have taken `h`, and `h` would not be free to give back.)
+        const passed = (slot: PacedSlot) => {
+          if (slot.pool !== 'n') return false;
+          const h = this.items.cached(key)?.[slot.counter]?.h;
+          const pace = spec.pools.h.paceMs;
+          return h?.tat !== undefined && pace !== undefined && h.tat - pace > slot.toTat;
+        };
+        const back = pacedSlotsOf(reserved).filter((slot) => !passed(slot));
+        await Promise.all(back.map((slot) => this.items.giveBack(key, slot).catch(() => false)));
+      }),
+    );
+  }
+
   private reserveOne(
     ask: Ask,
-    line: Line,
-    notBeforeMs: number,
-    toleranceMs: number,
+    r: { line: Line; notBeforeMs: number; toleranceMs: number; pool?: Pool },
   ): Promise<Step<Reserved>> {
     const { demand: d, counters } = ask;
     const want =
-      line.kind === 'broadcast'
+      r.line.kind === 'broadcast'
         ? { spec: counters.broadcast, amount: d.broadcasts }
         : { spec: counters.member, amount: 1 };
     return this.items.reserve({
-      key: keyOf(d.app, line),
-      wants: [want],
+      key: keyOf(d.app, r.line),
+      wants: [{ ...want, ...(r.pool ? { pool: r.pool } : {}) }],
       priority: d.priority,
-      notBeforeMs,
-      toleranceMs,
+      notBeforeMs: r.notBeforeMs,
+      toleranceMs: r.toleranceMs,
     });
   }
 }

@@ -242,8 +242,26 @@ export function bestSlot(
   const normal = earliestSlot(states.n, spec, 'n', ask);
   if (priority === 'normal') return normal;
   const high = earliestSlot(states.h, spec, 'h', ask);
-  if (!normal || !high) return normal ?? high;
-  return high.slotMs < normal.slotMs ? high : normal;
+  const best = !normal || !high ? (normal ?? high) : high.slotMs < normal.slotMs ? high : normal;
+  // Not at the very instant of the other pool's latest slot: two messages to one member, one in each pool, would
+  // go out at once, in either order. A millisecond later keeps them in the order they were reserved.
+  const other = best?.pool === 'n' ? 'h' : 'n';
+  const latest = lastSlot(states[other], spec.pools[other]);
+  if (best && latest !== undefined && Math.abs(latest - best.slotMs) < SAME_INSTANT_MS) {
+    return bestSlot(states, spec, priority, { ...ask, notBeforeMs: latest + SAME_INSTANT_MS });
+  }
+  return best;
+}
+
+/** Slots closer than this are one instant (a pool's next free slot less its pace is not exact in a double). */
+const SAME_INSTANT_MS = 1;
+
+/** The latest slot a paced pool handed out (its next free one less a pace), if it has one. */
+function lastSlot(state: PoolState, limits: PoolLimits): number | undefined {
+  const pace = limits.paceMs;
+  return state.tat !== undefined && pace !== undefined && Number.isFinite(pace)
+    ? state.tat - pace
+    : undefined;
 }
 
 /**

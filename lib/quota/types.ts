@@ -47,6 +47,11 @@ export interface SendDecision {
   sendAtMs: number;
   /** Members in this send (case-folded). */
   members: readonly string[];
+  /**
+   * Each member's slot (case-folded member → epoch ms): the send goes at the latest of them or up to the lateness
+   * after one, never before.
+   */
+  slots: Readonly<Record<string, number>>;
   rest?: QuotaRest;
 }
 

@@ -6,7 +6,7 @@ import {
   type QueuedPart,
 } from '#lib/model/index.js';
 import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
-import type { NeverDecision, WaitDecision } from '#lib/quota/index.js';
+import { heldDelaySeconds, type NeverDecision, type WaitDecision } from '#lib/quota/index.js';
 import { TokenUnavailableError, WecomApiError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type Deadline, deadlineOf } from './deadline.js';
@@ -221,10 +221,8 @@ export async function enqueueCopy(
     wake += (deps.random ?? Math.random)() * (deps.deferJitterSeconds ?? 10) * 1000;
     if (wake - now >= CROWD_AVOIDING_WAIT_MS) wake = awayFromCrowdedMinutes(wake, deps.random ?? Math.random);
   }
-  // Holding slots: SQS delays are whole seconds, so arrive up to a second before the slot, never after it by the
-  // rounding: the guard waits the rest in-process (it does for any slot within its in-process wait, at least a
-  // second). A slot used late spends the margin that also covers the send's way to WeCom (lib/sender quota.ts).
-  const wanted = exact ? Math.floor((wake - now) / 1000) : Math.ceil((wake - now) / 1000);
+  // Holding slots: arrive before them, never after (lib/quota `heldDelaySeconds`); the guard waits the rest.
+  const wanted = exact ? heldDelaySeconds(wake, now) : Math.ceil((wake - now) / 1000);
   const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(exact ? 0 : 1, wanted));
   if (wanted > MAX_DELAY_SECONDS) copy.notBeforeMs = wake;
   else delete copy.notBeforeMs;
