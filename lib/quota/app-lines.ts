@@ -1,7 +1,7 @@
 import type { Priority } from '#lib/messages/index.js';
 import { KeyedQueue } from '#lib/util/index.js';
 import type { HeldCall } from './held.js';
-import { pacedSlotsOf, type QuotaItems, type Reserved, type Want } from './items.js';
+import type { QuotaItems, Want } from './items.js';
 import type { Ask } from './member-lines.js';
 import { bucketMsOf, type QuotaKey, usedInMinute } from './slots.js';
 import type { CounterReservation } from './store.js';
@@ -194,11 +194,7 @@ export class AppLines {
    * the inline wait, if the app's calls are what is full and it comes within how far this lane may hold. Undefined
    * when the copy holds nothing: it wakes when the window frees up.
    */
-  async hold(
-    ask: Ask,
-    full: WaitDecision,
-    personTimes: number,
-  ): Promise<{ call: HeldCall; reserved: Reserved } | undefined> {
+  async hold(ask: Ask, full: WaitDecision, personTimes: number): Promise<HeldCall | undefined> {
     const { demand: d, counters, toleranceMs } = ask;
     const now = this.opts.now();
     const appFull = full.scope === 'app-minute' || full.scope === 'app-hour';
@@ -216,21 +212,27 @@ export class AppLines {
     if (r.kind !== 'granted') return undefined;
     const lane = this.laneOf(d);
     lane.heldUntilMs = Math.max(lane.heldUntilMs ?? 0, r.slotMs);
-    return { call: { slotMs: r.slotMs, personTimes }, reserved: r };
+    return { slotMs: r.slotMs, personTimes };
   }
 
   /**
    * Whether a fresh copy goes behind the calls this container let copies hold beyond the inline wait (a backlog):
-   * `hold`, it holds the next call at once, its members reserved at that call (reserved now, they would lapse
-   * unused); or, beyond what it may hold, it waits and comes back when the latest held call is halfway into that.
-   * Undefined when there is no backlog here, or the copy is not fresh (it holds something, or is a broadcast of
-   * configured size).
+   * `hold`, it holds the next free call after the inline wait at once; or, beyond what it may hold, it waits and
+   * comes back when the latest held call is halfway into that. Undefined when there is no backlog here, or the copy
+   * is not fresh (it holds something, names a member reserved for here before, or is a broadcast of configured
+   * size).
    */
-  behind(ask: Ask, nowMs: number): WaitDecision | { kind: 'hold'; notBeforeMs: number } | undefined {
+  behind(
+    ask: Ask,
+    isKnown: (key: QuotaKey) => boolean,
+    nowMs: number,
+  ): WaitDecision | { kind: 'hold'; notBeforeMs: number } | undefined {
     const d = ask.demand;
     const heldUntilMs = this.laneOf(d).heldUntilMs;
     if (heldUntilMs === undefined || heldUntilMs <= nowMs + this.opts.inlineWaitMs) return undefined;
     if (d.held || d.broadcasts > 0) return undefined;
+    // A member this container reserved for before may be busy itself: its copy would hold a call it cannot use.
+    if (d.members.some((member) => isKnown({ app: d.app, kind: 'member', member }))) return undefined;
     const aheadMs = this.aheadMs(d.priority);
     if (heldUntilMs > nowMs + aheadMs)
       return { kind: 'wait', scope: 'app-minute', retryAtMs: heldUntilMs - aheadMs / 2 };
@@ -239,22 +241,9 @@ export class AppLines {
     return { kind: 'hold', notBeforeMs: nowMs + this.opts.inlineWaitMs + 1 };
   }
 
-  /**
-   * A call this decision took and will not use: back to the block it came from (if it was the last one taken), or
-   * (a call it held) to the app's line, where nobody reserved after it.
-   */
-  async release(
-    ask: Ask,
-    call: { from: 'block'; slotMs: number; personTimes: number } | { from: 'hold'; reserved: Reserved },
-  ): Promise<void> {
-    if (call.from === 'block') {
-      this.laneOf(ask.demand).untake(call.slotMs, call.personTimes);
-      return;
-    }
-    const key = appKey(ask.demand);
-    await Promise.all(
-      pacedSlotsOf(call.reserved).map((slot) => this.opts.items.giveBack(key, slot).catch(() => false)),
-    );
+  /** A call a send took from the block and will not use goes back to it, if it was the last one taken. */
+  untake(ask: Ask, call: { slotMs: number; personTimes: number }): void {
+    this.laneOf(ask.demand).untake(call.slotMs, call.personTimes);
   }
 
   /** How far ahead a copy of this lane may hold an app call. */

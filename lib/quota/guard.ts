@@ -15,7 +15,6 @@ import {
 } from './member-lines.js';
 import type { QuotaStore } from './store.js';
 import type {
-  NeverDecision,
   QuotaDecision,
   QuotaDemand,
   QuotaScope,
@@ -151,14 +150,14 @@ export class QuotaGuard {
   private async slotsFor(d: QuotaDemand): Promise<Step<Chosen>> {
     const ask = this.askFor(d);
     const now = this.now();
-    const behind = this.app.behind(ask, now);
+    const behind = this.app.behind(ask, (key) => this.items.cached(key) !== undefined, now);
     if (behind?.kind === 'wait') return behind;
     if (behind) {
+      // Its members' slots are reserved when it comes back, at its call: reserved now, they would lapse unused.
       const personTimes = d.members.length + (d.splittable ? 0 : d.extraPersonTimes);
       const wait: WaitDecision = { kind: 'wait', scope: 'app-minute', retryAtMs: behind.notBeforeMs };
-      const slots = linesOf(d).map((line) => ({ line, slotMs: now }));
-      const held = await this.holdAtCall(ask, { slots, personTimes, wait });
-      if (held) return held;
+      const hold = await this.app.hold(ask, wait, personTimes);
+      if (hold) return { kind: 'wait', scope: 'app-minute', retryAtMs: hold.slotMs, held: { call: hold } };
     }
     const call = usableCall(d.held, now - ask.latenessMs);
     const found = await this.members.slots(ask, linesOf(d), Math.max(now, call?.slotMs ?? now), now);
@@ -196,25 +195,21 @@ export class QuotaGuard {
     // What the copy holds stays held (its retry is the same copy); what was reserved for this send goes back.
     const fresh = app.due.filter((s) => s.reserved);
     this.unsent.set(decision, async () => {
-      await Promise.all([
-        this.members.release(ask, fresh),
-        ...(app.from === 'block'
-          ? [this.app.release(ask, { from: 'block', slotMs: app.slotMs, personTimes })]
-          : []),
-      ]);
+      if (app.from === 'block') this.app.untake(ask, { slotMs: app.slotMs, personTimes });
+      await this.members.release(ask, fresh);
     });
     return decision;
   }
 
   /**
-   * The app's calls are taken beyond the inline wait: the copy holds the next free one, its members' slots due now
-   * go back to their lines and are reserved again at that call, so it waits once, for both. Beyond what it may
-   * hold, it holds nothing and comes back when the app's next call is halfway into that.
+   * The app's calls are taken beyond the inline wait: the copy holds the next free one and waits for it, once; its
+   * members' slots are reserved again when it comes back, at its call. Beyond what it may hold, it holds nothing and
+   * comes back when the app's next call is halfway into that.
    */
   private async waitForApp(
     ask: Ask,
     s: { wait: WaitDecision; due: LineSlot[]; rest: LineSlot[]; personTimes: number },
-  ): Promise<WaitDecision | NeverDecision> {
+  ): Promise<WaitDecision> {
     const { wait, rest } = s;
     const withRest = (w: WaitDecision): WaitDecision => {
       const held = compact(mergeHeld(w.held ?? {}, holdOf(rest)));
@@ -222,37 +217,23 @@ export class QuotaGuard {
     };
     // A member busy beyond the app's call (followAppPace): the copy already holds its members' slots.
     if (wait.held) return withRest(wait);
-    const held = await this.holdAtCall(ask, { slots: s.due, personTimes: s.personTimes, wait });
-    if (held) return held.kind === 'wait' ? withRest(held) : held;
-    await this.members.release(ask, s.due);
+    const hold = await this.app.hold(ask, wait, s.personTimes);
     const aheadMs = this.app.aheadMs(ask.demand.priority);
     const beyond = wait.scope === 'app-minute' && wait.retryAtMs > this.now() + aheadMs;
+    const retryAtMs = hold?.slotMs ?? (beyond ? wait.retryAtMs - aheadMs / 2 : wait.retryAtMs);
+    // A slot reserved now whose line would stand past the copy's return goes back: reserving again then, the copy
+    // would find its own slot in the way, a pace later each time, and chase it. The others lapse (a wasted slot
+    // never harms; giving it back would cost a request).
+    await this.members.release(
+      ask,
+      s.due.filter((slot) => standsPast(slot, retryAtMs)),
+    );
     return withRest({
       kind: 'wait',
       scope: wait.scope,
-      retryAtMs: beyond ? wait.retryAtMs - aheadMs / 2 : wait.retryAtMs,
+      retryAtMs,
+      ...(hold ? { held: { call: hold } } : {}),
     });
-  }
-
-  /**
-   * Holds the app's next free call from `wait.retryAtMs` on (if the lane may hold it) and moves the members' slots
-   * to that call. A member busy beyond the call: the call goes back, and the copy waits for its members, holding
-   * them. Undefined when no call may be held.
-   */
-  private async holdAtCall(
-    ask: Ask,
-    s: { slots: LineSlot[]; personTimes: number; wait: WaitDecision },
-  ): Promise<WaitDecision | NeverDecision | undefined> {
-    const hold = await this.app.hold(ask, s.wait, s.personTimes);
-    if (!hold) return undefined;
-    const { call } = hold;
-    const atCall = await this.members.move(ask, s.slots, call.slotMs);
-    if (atCall.kind === 'granted' && latestOf(atCall.slots) <= call.slotMs + ask.latenessMs) {
-      const held = mergeHeld(holdOf(atCall.slots), { call });
-      return { kind: 'wait', scope: s.wait.scope, retryAtMs: call.slotMs, held };
-    }
-    await this.app.release(ask, { from: 'hold', reserved: hold.reserved });
-    return atCall.kind === 'granted' ? waitFor(atCall.slots) : atCall;
   }
 
   private askFor(d: QuotaDemand): Ask {
@@ -281,7 +262,7 @@ export class QuotaGuard {
     const aligned = await this.members.align(ask, slots);
     if (aligned.kind !== 'granted') return aligned;
     return aligned.atMs > horizon
-      ? waitFor(aligned.slots)
+      ? waitFor(aligned.slots, 'latest')
       : { kind: 'granted', due: aligned.slots, rest: [] };
   }
 
@@ -337,7 +318,7 @@ export class QuotaGuard {
     if (moved.kind === 'granted' && latestOf(atCall) <= app.slotMs + ask.latenessMs) {
       return { kind: 'granted', slotMs: app.slotMs, from: 'block', due: atCall };
     }
-    await this.app.release(ask, { from: 'block', slotMs: app.slotMs, personTimes });
+    this.app.untake(ask, { slotMs: app.slotMs, personTimes });
     if (moved.kind !== 'granted') return moved;
     const atMs = latestOf(atCall);
     return { kind: 'wait', scope: 'member-minute', retryAtMs: atMs, held: holdOf(atCall) };
@@ -348,6 +329,10 @@ export class QuotaGuard {
     if (wait > 0) await this.sleep(wait);
   }
 }
+
+/** Whether a slot this decision reserved leaves its line's next free slot after `t`. */
+const standsPast = (slot: LineSlot, t: number): boolean =>
+  slot.reserved?.plans.some((p) => p.pace !== undefined && p.slotMs + p.pace.spanMs > t) ?? false;
 
 /** The app call a copy holds, if it is not past use yet. */
 const usableCall = (held: HeldReservations | undefined, notBeforeMs: number): HeldCall | undefined =>

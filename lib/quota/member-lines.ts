@@ -66,9 +66,14 @@ export function holdOf(slots: readonly LineSlot[]): HeldReservations {
   };
 }
 
-/** Nothing to send now: the copy waits for the earliest of its slots, holding them all. */
-export function waitFor(slots: readonly LineSlot[]): WaitDecision {
-  const first = slots.reduce((a, b) => (a.slotMs <= b.slotMs ? a : b));
+/**
+ * Nothing to send now: the copy waits, holding every slot, for the earliest of them (a list of users: whoever is due
+ * then goes) or, for a broadcast, for the latest (it goes to everyone at once).
+ */
+export function waitFor(slots: readonly LineSlot[], until: 'earliest' | 'latest' = 'earliest'): WaitDecision {
+  const pick = (a: LineSlot, b: LineSlot) =>
+    until === 'earliest' ? (a.slotMs <= b.slotMs ? a : b) : a.slotMs >= b.slotMs ? a : b;
+  const first = slots.reduce(pick);
   // A held slot's window is not known any more; the minute is what holds most.
   const scope = first.reserved?.scope ?? (`${first.line.kind}-minute` as const);
   return { kind: 'wait', scope, retryAtMs: first.slotMs, held: holdOf(slots) };

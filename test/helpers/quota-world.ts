@@ -7,7 +7,6 @@ import {
   type QuotaDecision,
   type QuotaDemand,
   QuotaGuard,
-  type QuotaScope,
   type QuotaWindows,
   WECOM_WINDOWS,
 } from '#lib/quota/index.js';
@@ -79,6 +78,9 @@ export interface Call {
 
 /** How long a failed send waits before its retry (the sender's first backoff is up to 5 s). */
 const RETRY_MAX_MS = 5_000;
+const MINUTE_MS = 60_000;
+/** More decisions than this for one message within a minute: it is chasing its slots. */
+const LOOKS_A_MINUTE = 60;
 /** Copies that hold nothing wake spread over this (the sender's `deferJitterSeconds`). */
 const JITTER_MS = 10_000;
 
@@ -92,10 +94,12 @@ export class QuotaWorld {
   /** Messages (by seq) that had a failed send: their order is the retry's, not the acceptance's. */
   readonly failed = new Set<number>();
   readonly never: Copy[] = [];
-  /** Per message, the scope of the latest wait a copy of it is in (removed when it sends). */
-  readonly waiting = new Map<number, QuotaScope>();
+  /** Per message, how many of its copies are in the queue or being handled. */
+  private readonly copies = new Map<number, number>();
   readonly guardDecisions: QuotaDecision[] = [];
   private readonly arrivals: Arrival[] = [];
+  private readonly looks = new Map<number, number[]>();
+  private error: unknown;
   private nowMs: number;
   private order = 0;
   private readonly events: Event[] = [];
@@ -117,6 +121,11 @@ export class QuotaWorld {
           sleep: (ms) => this.sleep(ms),
         }),
     );
+  }
+
+  /** Whether a copy of message `seq` is still queued (when the world stopped). */
+  waits(seq: number): boolean {
+    return (this.copies.get(seq) ?? 0) > 0;
   }
 
   /** The arrival of message `seq`. */
@@ -143,6 +152,7 @@ export class QuotaWorld {
     for (;;) {
       // Every container runs until it waits: for the clock (an inline wait) or for nothing at all.
       await this.settle();
+      if (this.error) throw this.error;
       const at = Math.min(
         this.events[0]?.atMs ?? Number.POSITIVE_INFINITY,
         ...this.timers.map((t) => t.atMs),
@@ -160,7 +170,12 @@ export class QuotaWorld {
       batch.sort((a, b) => slotOrder(a) - slotOrder(b) || a.order - b.order);
       for (const e of batch) {
         this.active++;
-        void this.handle(e).finally(() => this.active--);
+        this.copies.set(e.copy.seq, (this.copies.get(e.copy.seq) ?? 1) - 1);
+        void this.handle(e)
+          .catch((err: unknown) => {
+            this.error ??= err;
+          })
+          .finally(() => this.active--);
       }
     }
   }
@@ -202,18 +217,24 @@ export class QuotaWorld {
     // As the sender asks: waiting in-process for slots within the inline wait.
     const decision = await guard.acquire(this.demandOf(copy));
     this.guardDecisions.push(decision);
+    // A copy that keeps coming back within moments of its last look is chasing its slots: stop the world there.
+    const looks = (this.looks.get(copy.seq) ?? []).filter((t) => t > this.nowMs - MINUTE_MS);
+    looks.push(this.nowMs);
+    this.looks.set(copy.seq, looks);
+    if (looks.length > LOOKS_A_MINUTE)
+      throw new Error(
+        `message ${copy.seq} looked ${looks.length} times in a minute: ${JSON.stringify(decision)}`,
+      );
     if (decision.kind === 'never') {
       this.never.push(copy);
       return;
     }
     if (decision.kind === 'wait') {
-      this.waiting.set(copy.seq, decision.scope);
       const next = { ...copy, ...(decision.held ? { held: decision.held } : {}) };
       if (!decision.held) delete next.held;
       this.defer(next, decision.retryAtMs, decision.held !== undefined);
       return;
     }
-    this.waiting.delete(copy.seq);
     const sentAt = this.nowMs;
     if (this.random() < (this.opts.failureRate ?? 0)) {
       // WeCom answered an error: reported at once, and the copy comes back after a backoff.
@@ -272,6 +293,7 @@ export class QuotaWorld {
   }
 
   private push(e: Event): void {
+    this.copies.set(e.copy.seq, (this.copies.get(e.copy.seq) ?? 0) + 1);
     const withOrder = { ...e, order: this.order++ };
     const at = this.events.findIndex((x) => x.atMs > withOrder.atMs);
     if (at < 0) this.events.push(withOrder);

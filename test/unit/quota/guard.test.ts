@@ -246,7 +246,7 @@ describe('QuotaGuard', () => {
     expect(highCall?.slotMs).toBeGreaterThan(clock.now() + g.inlineWaitMs);
   });
 
-  it('holds a fresh copy’s call at once behind the held ones, with its members’ slots at that call', async () => {
+  it('holds a fresh copy’s call at once behind the held ones, reserving its members only when it comes back', async () => {
     const { guard: g, store, clock } = guard();
     const q = quota({ perMinute: 50 });
     let first: Refused | undefined;
@@ -258,16 +258,16 @@ describe('QuotaGuard', () => {
 
     const fresh = (await g.reserve(demand({ quota: q, members: ['fresh'] }))) as Refused;
 
-    // Its call comes after the first held one, and its member's slot is reserved at that call (one request, not a
-    // slot now that would lapse and another when it comes back).
+    // Its call comes after the first held one, and nothing was reserved for its member (it would lapse unused).
     expect(fresh).toMatchObject({ kind: 'wait', scope: 'app-minute' });
-    expect(fresh.held).toEqual({
-      members: { fresh: fresh.retryAtMs },
-      call: { slotMs: fresh.retryAtMs, personTimes: 1 },
-    });
+    expect(fresh.held).toEqual({ call: { slotMs: fresh.retryAtMs, personTimes: 1 } });
     expect(fresh.retryAtMs).toBeGreaterThanOrEqual(first?.retryAtMs as number);
-    expect(grantedFor('fresh')).toBe(1);
-    // Back for its call: it sends on what it holds, reserving nothing more.
+    expect(grantedFor('fresh')).toBe(0);
+    // A member this container reserved for before goes the long way: it may be busy itself.
+    const seen = (await g.reserve(demand({ quota: q, members: ['m0'] }))) as Refused;
+    expect(seen.kind).toBe('wait');
+    expect(grantedFor('m0')).toBe(2);
+    // Back for its call: the member's slot is taken then, at the call.
     clock.advance(fresh.retryAtMs - clock.now() - 500);
     const back = await g.reserve(demand({ quota: q, members: ['fresh'], held: fresh.held }));
     expect(back).toMatchObject({ kind: 'send', sendAtMs: fresh.retryAtMs, members: ['fresh'] });
