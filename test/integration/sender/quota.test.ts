@@ -229,7 +229,12 @@ describe('quota under the strict readings (rolling windows, case-folded ids)', (
     expect(teamGotIt).toBeLessThan(at('page 89'));
     expect(at('all hands')).toBeGreaterThan(at('page 80'));
     expect(sim.drops()).toEqual([]);
-    expect(record.parts.map((p: { touser: string[] }) => p.touser.length)).toEqual([100, 1]);
+    // Oncall's part is its own and comes last; the team goes in one part, or in two when reserving its slots took
+    // longer than the lateness (members whose slots are further apart may not go in one call).
+    const parts = record.parts.map((p: { touser: string[] }) => p.touser);
+    expect(parts.at(-1)).toEqual(['oncall']);
+    expect(parts.slice(0, -1).flat().sort()).toEqual([...team].sort());
+    expect(parts.length).toBeLessThanOrEqual(3);
     expect(record.events.map((e: { type: string }) => e.type)).toContain('part_sent');
   });
 
