@@ -2,7 +2,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Integration tests start emulators and wait for deliveries; CDK tests run esbuild.
     testTimeout: 60_000,
     hookTimeout: 60_000,
@@ -10,5 +9,18 @@ export default defineConfig({
     // 2 vCPU machines: more parallel files only adds contention to timing-sensitive integration tests.
     maxWorkers: 2,
     env: { NODE_OPTIONS: '--disable-warning=ExperimentalWarning' },
+    projects: [
+      {
+        extends: true,
+        // No sockets, not even loopback: test/helpers/no-network.ts makes a test that opens one fail.
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          setupFiles: ['test/helpers/no-network.ts'],
+        },
+      },
+      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
+      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+    ],
   },
 });

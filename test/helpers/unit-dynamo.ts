@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { MessageRecord } from '#lib/model/index.js';
 import { createDocumentClient, type DocClient } from '#lib/store/index.js';
 import { startDynamo, startSqs } from '#local/emulators.js';
 import { provision } from '#local/provision.js';
 import { localSqsClient } from './local-clients.js';
+
+// The record factories live in a module of their own, so unit tests can use them without loading the emulators.
+export { messageRecord, uniqueId } from './message-records.js';
 
 /** Emulators accept any credentials; fixed ones keep the SDK from looking for a profile. */
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -37,34 +38,5 @@ export async function startUnitTable(): Promise<UnitTable> {
       client.destroy();
       await dynamo.stop();
     },
-  };
-}
-
-/** A unique id per call, so tests sharing one table never see each other's items. */
-export const uniqueId = (prefix = 'msg'): string => `${prefix}_${randomUUID()}`;
-
-/** A message record as ingest writes it (status queued, no attempts yet). */
-export function messageRecord(overrides: Partial<MessageRecord> = {}): MessageRecord {
-  const at = '2026-12-01T08:00:00.000Z';
-  return {
-    id: uniqueId(),
-    app: 'ops',
-    status: 'queued',
-    priority: 'normal',
-    attempts: 0,
-    createdAt: at,
-    updatedAt: at,
-    apiKey: 'ci',
-    request: {
-      app: 'ops',
-      priority: 'normal',
-      recipients: { touser: ['alice'], toparty: [], totag: [] },
-      msgtype: 'text',
-      content: { content: 'disk full on db-1' },
-      options: {},
-    },
-    generation: 0,
-    expiresAt: 4_102_444_800, // 2100-01-01
-    ...overrides,
   };
 }

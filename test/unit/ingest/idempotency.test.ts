@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { submitMessage } from '#lib/ingest/index.js';
 import { STATUS } from '#lib/model/index.js';
 import { fakeIngest, ingestError, opsApiKey } from '#test/helpers/ingest-fakes.js';
+import { messageRecord } from '#test/helpers/message-records.js';
 import { messageBody } from '#test/helpers/messages-factories.js';
-import { messageRecord } from '#test/helpers/unit-dynamo.js';
 
 const apiKey = opsApiKey();
 

@@ -12,7 +12,7 @@ import {
   TRANSITIONS,
   type TransitionName,
 } from '#lib/model/index.js';
-import { messageRecord } from '#test/helpers/unit-dynamo.js';
+import { messageRecord } from '#test/helpers/message-records.js';
 
 const AT = '2026-12-01T08:00:00.000Z';
 const attempt: FailedAttempt = {

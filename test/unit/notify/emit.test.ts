@@ -4,8 +4,8 @@ import { applyChange, changes, type MessageRecord, type NotifyJob } from '#lib/m
 import { notifyOnStatus } from '#lib/notify/index.js';
 import { createLogger, Metrics } from '#lib/observability/index.js';
 import { QueueUnavailableError } from '#lib/queue/index.js';
+import { messageRecord } from '#test/helpers/message-records.js';
 import { minimalConfig } from '#test/helpers/unit-config.js';
-import { messageRecord } from '#test/helpers/unit-dynamo.js';
 
 const AT = '2026-12-01T08:00:00.000Z';
 

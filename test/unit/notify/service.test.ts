@@ -15,8 +15,8 @@ import type { NotifyQueue } from '#lib/queue/index.js';
 import type { WebhookAttempt, WebhookLog } from '#lib/store/index.js';
 import type { DeliveryResult, WebhookRequest } from '#lib/webhooks/index.js';
 import { generateWebhookSecret } from '#lib/webhooks/index.js';
+import { messageRecord } from '#test/helpers/message-records.js';
 import { minimalConfig } from '#test/helpers/unit-config.js';
-import { messageRecord } from '#test/helpers/unit-dynamo.js';
 
 const SECRET = generateWebhookSecret();
 // Now, whole seconds: the standardwebhooks package checks the timestamp against the real clock.
