@@ -20,7 +20,15 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
-      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+      {
+        extends: true,
+        // Synthesizes every stack variant once per run, for all infra files (test/infra/synth.ts).
+        test: {
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          globalSetup: ['test/infra/global-setup.ts'],
+        },
+      },
     ],
   },
 });
