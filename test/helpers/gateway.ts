@@ -50,7 +50,7 @@ export async function startTestGateway(
   configure?.(config);
   const stack = await startLocalStack({
     port: 0,
-    // The second pass of `npm test` runs this suite against AWS's DynamoDB Local (scripts/test-dynamodb-local.ts).
+    // The DynamoDB Local pass of `npm test` runs some files on AWS's DynamoDB Local (scripts/test-dynamodb-local.ts).
     ...(process.env.DYNAMO_ENGINE === 'dynamodb-local' ? { dynamoEngine: 'dynamodb-local' as const } : {}),
     ...stackOpts,
     config,

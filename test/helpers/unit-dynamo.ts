@@ -19,10 +19,14 @@ export interface UnitTable {
 
 /**
  * dynalite in-process on a random loopback port with the gateway's table, provisioned from the same
- * definitions as the CDK stack (provision also creates the queues, so a throwaway fauxqs runs too).
+ * definitions as the CDK stack (provision also creates the queues, so a throwaway fauxqs runs too). With
+ * DYNAMO_ENGINE=dynamodb-local (the DynamoDB Local pass of `npm test`, scripts/test-dynamodb-local.ts) AWS's
+ * DynamoDB Local instead, as test/helpers/gateway.ts does for the whole stack.
  */
 export async function startUnitTable(): Promise<UnitTable> {
-  const dynamo = await startDynamo();
+  const dynamo = await startDynamo(
+    process.env.DYNAMO_ENGINE === 'dynamodb-local' ? { engine: 'dynamodb-local' } : {},
+  );
   const sqs = await startSqs();
   const dynamoClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
   const sqsClient = localSqsClient(sqs.endpoint);
