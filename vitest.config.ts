@@ -9,6 +9,8 @@ export default defineConfig({
     // 2 vCPU machines: more parallel files only adds contention to timing-sensitive integration tests.
     maxWorkers: 2,
     env: { NODE_OPTIONS: '--disable-warning=ExperimentalWarning' },
+    // The ten slowest files at the end of the run (under `npm test`: at the very end of it, see the reporter).
+    reporters: ['default', './test/helpers/slowest-files-reporter.ts'],
     projects: [
       {
         extends: true,

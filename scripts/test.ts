@@ -1,0 +1,57 @@
+/**
+ * `npm test`: `tsx scripts/test.ts SCRIPT…` runs the given npm scripts one after another, as
+ * `npm run a && npm run b && …` would (it stops at the first that fails, with that exit code), then prints how
+ * long each took next to the load average (timings on a shared 2-core machine mean little without it) and the
+ * ten slowest test files of every vitest run among them, so that both come last, after the load and DynamoDB Local
+ * steps. The vitest runs hand their timings over through the file named by WGW_TEST_TIMINGS
+ * (test/helpers/slowest-files-reporter.ts).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { type FileTiming, formatSlowest, TIMINGS_ENV } from '../test/helpers/slowest-files-reporter.js';
+
+const scripts = process.argv.slice(2);
+if (scripts.length === 0) throw new Error('usage: tsx scripts/test.ts NPM_SCRIPT…');
+
+const dir = mkdtempSync(path.join(tmpdir(), 'wecom-gateway-test-'));
+const timingsFile = path.join(dir, 'timings.jsonl');
+const load = () => (loadavg()[0] ?? 0).toFixed(1);
+const steps: { script: string; seconds: number; loadBefore: string; loadAfter: string }[] = [];
+
+let failed: { script: string; code: number } | undefined;
+for (const script of scripts) {
+  const loadBefore = load();
+  const started = Date.now();
+  const run = spawnSync('npm', ['run', script], {
+    stdio: 'inherit',
+    env: { ...process.env, [TIMINGS_ENV]: timingsFile },
+  });
+  steps.push({ script, seconds: (Date.now() - started) / 1000, loadBefore, loadAfter: load() });
+  if (run.status !== 0) {
+    failed = { script, code: run.status ?? (run.signal === 'SIGINT' ? 130 : 1) };
+    break;
+  }
+}
+
+const total = steps.reduce((sum, s) => sum + s.seconds, 0);
+const width = Math.max(...steps.map((s) => s.script.length));
+const lines = steps.map(
+  (s) =>
+    `  ${s.script.padEnd(width)}  ${s.seconds.toFixed(0).padStart(5)} s   load average ${s.loadBefore} → ${s.loadAfter}`,
+);
+const timings: FileTiming[] = existsSync(timingsFile)
+  ? readFileSync(timingsFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((line) => JSON.parse(line) as FileTiming[])
+  : [];
+rmSync(dir, { recursive: true, force: true });
+
+process.stdout.write(
+  `\nnpm test: ${failed ? `${failed.script} FAILED (exit ${failed.code})` : 'all passed'}, ${total.toFixed(0)} s (wall clock; load average over 1 minute, ${availableParallelism()} cores)\n${lines.join('\n')}\n`,
+);
+if (timings.length > 0)
+  process.stdout.write(formatSlowest(timings, 'Slowest test files (import, setup, hooks and tests):'));
+process.exit(failed?.code ?? 0);
