@@ -154,13 +154,14 @@ describe('a wrong secret with a backlog of 1,000 messages (strict readings)', ()
 
 describe('a WeCom outage far longer than SQS’s 6 receives (strict readings; time shortened)', () => {
   it('delivers everything once after the outage, nothing dead, nothing in the DLQ', {
-    timeout: 90_000,
+    timeout: 160_000,
   }, async () => {
     gw = await startTestGateway({
       simulator: { readings: 'strict' },
-      // The default backoff (5 s doubling to 10 min) shortened to 1 s doubling to 4 s, and the outage to 30 s: every
-      // message fails at least 6 times — where SQS's maxReceiveCount used to send it to the DLQ (review M8), as a
-      // 10-minute outage does with the default backoff.
+      // The default backoff (5 s doubling to 10 min) shortened to 1 s doubling to 4 s, and the outage to the time it
+      // takes every message to fail 6 times (about 15 s; it was a fixed 30 s): with its first attempt after the
+      // outage, each is received more often than SQS's maxReceiveCount, where it used to go to the DLQ (review M8),
+      // as a 10-minute outage does with the default backoff.
       runtime: {
         retry: { baseSeconds: 1, capSeconds: 4 },
         deferJitterSeconds: 0,
@@ -177,7 +178,18 @@ describe('a WeCom outage far longer than SQS’s 6 receives (strict readings; ti
       '/v1/messages',
       text('worthless after 5 s', 'alert-user', { ttl_seconds: 5 }),
     );
-    await new Promise((r) => setTimeout(r, 30_000));
+    const expiresAt = Date.now() + 5_000;
+    // The outage lasts until every message has failed 6 times and the short-lived one's TTL has passed.
+    let attemptsDuring: number[] = [];
+    await waitFor(
+      async () => {
+        await new Promise((r) => setTimeout(r, 500));
+        attemptsDuring = [...(await statuses(gw as TestGateway, ids)).values()].map((b) => b.attempts);
+        return Date.now() > expiresAt && Math.min(...attemptsDuring) >= 6;
+      },
+      90_000,
+      () => `attempts during the outage: ${attemptsDuring.join(' ')}`,
+    );
     const during = await statuses(gw, ids);
     sim().faults.clear();
     await waitFor(
@@ -209,17 +221,26 @@ describe('a day-limit 45009 (strict readings: WeCom blocks the app until its day
     // DynamoDB write takes on this busy 2-core machine, and the burst went out as deferrals instead of sends
     // (measured: 49 of 240 in 25 s).
     const windows = { minuteMs: 60_000, hourMs: 3_600_000, dayMs: 30_000 };
+    // Both days start 2 s from now, about when the stack is up (WeCom's by the simulator's window offset, which
+    // under rolling readings moves only where its natural day ends; the gateway's by its day offset), so the burst
+    // comes early in a day without waiting up to a day for one to begin.
+    const dayStartsAt = (Date.now() + 2_000) % windows.dayMs;
+    const intoDay = () => (((Date.now() - dayStartsAt) % windows.dayMs) + windows.dayMs) % windows.dayMs;
     gw = await startTestGateway({
-      simulator: { readings: 'strict', windows, seats: 1 },
+      simulator: {
+        readings: { preset: 'strict', windowOffsetMs: dayStartsAt },
+        windows,
+        seats: 1,
+      },
       runtime: {
-        windows: { ...windows, dayOffsetMs: 0 },
+        windows: { ...windows, dayOffsetMs: (windows.dayMs - dayStartsAt) % windows.dayMs },
         rateLimitPauseMs: 500,
         deferJitterSeconds: 0,
       },
     });
     // Start early in a day, so the burst uses up that day's 200 person-times.
-    await waitFor(() => Date.now() % windows.dayMs < 2_000, 40_000);
-    const dayEnd = (Math.floor(Date.now() / windows.dayMs) + 1) * windows.dayMs;
+    await waitFor(() => intoDay() < 2_000, 40_000);
+    const dayEnd = Date.now() - intoDay() + windows.dayMs;
     const members = Array.from({ length: 240 }, (_, i) => `day${i}`);
 
     const ids = await postMany(gw, members, (m) => `for ${m}`);
