@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { ProjectOrderSequencer } from './test/helpers/project-order-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -11,6 +12,8 @@ export default defineConfig({
     env: { NODE_OPTIONS: '--disable-warning=ExperimentalWarning' },
     // The ten slowest files at the end of the run (under `npm test`: at the very end of it, see the reporter).
     reporters: ['default', './test/helpers/slowest-files-reporter.ts'],
+    // Integration files first, then infra, then unit (see the sequencer for why).
+    sequence: { sequencer: ProjectOrderSequencer },
     projects: [
       {
         extends: true,
