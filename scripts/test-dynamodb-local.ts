@@ -17,9 +17,6 @@
  * The rest of the integration suite (the API, WeCom faults, quotas, webhooks, hooks, the CLI, emulator restarts)
  * meets DynamoDB only through the adapters tested here, so running it on DynamoDB Local too would check the
  * engine no further; the pass used to run the whole suite again, which took longer than the main run.
- *
- * Left out: test/integration/store/quota-store.test.ts, which reads the snapshot buckets of a quota item in the
- * order dynalite returns a map's keys; DynamoDB (and DynamoDB Local) keeps no order in a map.
  */
 import { spawnSync } from 'node:child_process';
 import { isJavaAvailable } from '#local/emulators.js';
@@ -31,7 +28,6 @@ const FILES = [
   'test/integration/ingest/idempotency.test.ts',
   'test/integration/sender/token-cache.test.ts',
 ];
-const EXCLUDED = ['test/integration/store/quota-store.test.ts'];
 
 if (!(await isJavaAvailable())) {
   process.stdout.write(
@@ -48,7 +44,7 @@ process.stdout.write(
 const javaOptions = [process.env.JAVA_TOOL_OPTIONS, '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC']
   .filter(Boolean)
   .join(' ');
-const result = spawnSync('vitest', ['run', ...FILES, ...EXCLUDED.flatMap((f) => ['--exclude', f])], {
+const result = spawnSync('vitest', ['run', ...FILES], {
   stdio: 'inherit',
   env: { ...process.env, DYNAMO_ENGINE: 'dynamodb-local', JAVA_TOOL_OPTIONS: javaOptions },
 });
