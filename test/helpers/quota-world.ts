@@ -34,8 +34,14 @@ export interface WorldOptions {
   containers?: number;
   /** 0..1: the share of sends WeCom answers with an error (nobody gets them); they are retried. */
   failureRate?: number;
-  /** Longest way from a send to WeCom (ms); every send lands a random time up to this after it went. */
+  /** Longest way from a send to WeCom (ms); every send lands up to this after it went. */
   transitMaxMs?: number;
+  /**
+   * How long each send's way is: `random` (uniform up to the longest), or `crowding`, the worst case for a rolling
+   * window: sends in the last `transitMaxMs` of every other minute take the longest way and the rest none, so the
+   * next minute gets its own sends and those that were due just before it.
+   */
+  transit?: 'random' | 'crowding';
   /**
    * A stalled container: a copy holding slots is picked up late, by up to this much (ms) after its slot, one copy
    * in five (0: never).
@@ -243,7 +249,7 @@ export class QuotaWorld {
       this.push({ atMs: sentAt + this.random() * RETRY_MAX_MS, copy, order: 0 });
       return;
     }
-    const landsAt = sentAt + this.random() * (this.opts.transitMaxMs ?? 0);
+    const landsAt = sentAt + this.transitOf(sentAt);
     for (const member of decision.members) {
       this.landings.push({
         seq: copy.seq,
@@ -263,6 +269,14 @@ export class QuotaWorld {
       };
       this.defer(part, decision.rest.wakeAtMs, true);
     }
+  }
+
+  private transitOf(sentAtMs: number): number {
+    const longest = this.opts.transitMaxMs ?? 0;
+    if (this.opts.transit !== 'crowding') return this.random() * longest;
+    const minuteMs = 60_000;
+    const minute = Math.floor(sentAtMs / minuteMs);
+    return minute % 2 === 0 && sentAtMs >= (minute + 1) * minuteMs - longest ? longest : 0;
   }
 
   private demandOf(copy: Copy): QuotaDemand {

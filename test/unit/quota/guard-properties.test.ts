@@ -92,6 +92,7 @@ const worldArb: fc.Arbitrary<WorldCase> = fc.record({
   arrivals: arrivalsArb,
   containers: fc.integer({ min: 1, max: 3 }),
   failureRate: fc.oneof(fc.constant(0), fc.constant(0.15)),
+  transit: fc.constantFrom('random' as const, 'crowding' as const),
   seed: fc.integer(),
 });
 
@@ -115,6 +116,7 @@ async function play(w: WorldCase, transit = true) {
     failureRate: w.failureRate,
     // A stalled container picks a copy up as late as the lateness allows (later, the guard takes new slots).
     transitMaxMs: transit ? latenessMs : 0,
+    transit: w.transit,
     stallMaxMs: transit ? latenessMs : 0,
     random: seeded(w.seed),
   });
@@ -129,6 +131,8 @@ interface WorldCase {
   arrivals: Arrival[];
   containers: number;
   failureRate: number;
+  /** How long each send's way to WeCom is (`WorldOptions.transit`). */
+  transit: 'random' | 'crowding';
   seed: number;
 }
 

@@ -215,6 +215,27 @@ describe('QuotaGuard', () => {
     expect(calls()).toBeGreaterThan(charged);
   });
 
+  it('sends on a held call no earlier than its member’s slot, when the copy comes back a little after the call', async () => {
+    const { guard: g, store, clock } = guard();
+    const q = quota({ perMinute: 50 });
+    let held: Refused | undefined;
+    for (let i = 0; i < 200 && !held; i++) {
+      const d = await g.reserve(demand({ quota: q, members: [`m${i}`] }));
+      if (d.kind === 'wait') held = d;
+    }
+    const call = held?.held?.call;
+    expect(call).toBeDefined();
+
+    // Picked up 300 ms after its call (within the lateness): the call is still used, but the member's slot is now.
+    clock.advance((call?.slotMs as number) + 300 - clock.now());
+    const back = await g.reserve(demand({ quota: q, members: ['late'], held: held?.held }));
+    const slot = store.granted.find((x) => x.key.includes('late'));
+
+    expect(back.kind).toBe('send');
+    expect(slot).toBeDefined();
+    expect((back as Ok).sendAtMs).toBe(clock.now());
+  });
+
   it('lets normal copies hold the shared calls only a few inline waits ahead, so high can take them again soon', async () => {
     const { guard: g, clock } = guard();
     const q = quota({ perMinute: 50 });
