@@ -109,7 +109,7 @@ async function failForConfig(c: Pick<Attempt, 'deps' | 'msg' | 'app'>, p: AppPau
   const minutes = Math.round(configErrorWaitMs(c.app) / 60_000);
   await fail(c, {
     code: 'wecom_config_error',
-    message: `${p.reason}; the app was held since ${new Date(p.sinceMs).toISOString()} (${minutes} min, delivery.configErrorHoldSeconds) without a fix`,
+    message: `${p.reason}; the app was paused since ${new Date(p.sinceMs).toISOString()} (${minutes} min, delivery.configErrorHoldSeconds) without a fix`,
     ...(p.errcode !== undefined ? { wecom_errcode: p.errcode } : {}),
   });
   return 'ack';
