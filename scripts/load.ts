@@ -78,7 +78,9 @@ async function main(): Promise<number> {
   } catch (err) {
     if (err instanceof LoadDepsUnavailableError && args['skip-if-unavailable']) {
       say(`\nNOTICE: artillery load run SKIPPED — ${err.message}`);
-      say('NOTICE: the npm registry is needed once to install load/ (see README, Load testing).\n');
+      say(
+        'NOTICE: the npm registry is needed once to install load/ (see docs/development/load-testing.md).\n',
+      );
       return 0;
     }
     throw err;

@@ -21,7 +21,7 @@ export const QUOTA_DEFAULTS = {
 } as const;
 
 /**
- * How long the sender keeps trying (SPEC §4; README "How delivery works"). `budgetSeconds`: retries and waits of a
+ * How long the sender keeps trying (SPEC §4; docs/concepts/delivery.md). `budgetSeconds`: retries and waits of a
  * message end this long after acceptance (then `dead`; a message's own `ttl_seconds` may end it sooner, `expired`).
  * `configErrorHoldSeconds`: while WeCom answers a configuration errcode (wrong secret, IP not trusted…) messages
  * wait this long for the operator's fix, then fail. `duplicateCheckSeconds`: WeCom's duplicate_check_interval every

@@ -34,7 +34,7 @@ export interface MessageRequest {
   options: SendOptions;
   /** `ttl_seconds`: not delivered by then → `expired`. */
   ttlSeconds?: number;
-  /** `duplicate_protection: false`: the client opted out of WeCom's duplicate check (README "Duplicates"). */
+  /** `duplicate_protection: false`: the client opted out of WeCom's duplicate check (docs/concepts/delivery.md, "Duplicates"). */
   duplicateProtection?: false;
 }
 

@@ -58,7 +58,7 @@ export const GatewayFieldsSchema = v.object({
   ),
   /**
    * `false`: send without WeCom's duplicate check. Identical content to the same recipients is then delivered
-   * every time, and a resend after a lost answer may be delivered twice (README "Duplicates").
+   * every time, and a resend after a lost answer may be delivered twice (docs/concepts/delivery.md, "Duplicates").
    */
   duplicate_protection: v.optional(v.boolean('must be true or false')),
   /**
