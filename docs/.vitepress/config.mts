@@ -1,0 +1,71 @@
+import { defineConfig } from 'vitepress';
+
+// The docs site (`npm run docs`, `npm run docs:build`). Pages are plain Markdown that also read well on GitHub;
+// links out of docs/ (to the code, the load scenarios, the bench's own README) are checked by
+// test/unit/docs/links.test.ts, since VitePress checks only links between its pages.
+export default defineConfig({
+  title: 'wecom-gateway',
+  description: 'A serverless push gateway for WeCom (企业微信) application messages',
+  cleanUrls: true,
+  lastUpdated: false,
+  srcExclude: ['**/README.md'],
+  ignoreDeadLinks: [/(^|\/)\.\.\/\.\.\//, /openapi\.json$/],
+  markdown: {
+    // Inline code is shown as written: `{{alerts.0.labels.alertname}}` is a mustache example, not Vue.
+    config(md) {
+      const render = md.renderer.rules.code_inline;
+      md.renderer.rules.code_inline = (...args) => (render?.(...args) ?? '').replace('<code', '<code v-pre');
+    },
+  },
+  themeConfig: {
+    search: { provider: 'local' },
+    nav: [
+      { text: 'Getting started', link: '/getting-started/local' },
+      { text: 'Reference', link: '/reference/endpoints' },
+    ],
+    sidebar: [
+      {
+        text: 'Getting started',
+        items: [
+          { text: 'Run it locally', link: '/getting-started/local' },
+          { text: 'Deploy to AWS', link: '/getting-started/deploy' },
+        ],
+      },
+      {
+        text: 'Concepts',
+        items: [
+          { text: 'How delivery works', link: '/concepts/delivery' },
+          { text: 'The quota engine', link: '/quota' },
+        ],
+      },
+      {
+        text: 'Guides',
+        items: [
+          { text: 'Webhooks from SaaS systems', link: '/guides/saas-webhooks' },
+          { text: 'Callbacks and webhooks to you', link: '/guides/callbacks' },
+        ],
+      },
+      {
+        text: 'Reference',
+        items: [
+          { text: 'The API', link: '/reference/endpoints' },
+          { text: 'The API in detail', link: '/api' },
+          { text: 'Configuration', link: '/reference/configuration' },
+          { text: 'Command-line tool', link: '/reference/cli' },
+          { text: 'Known limits', link: '/limits' },
+        ],
+      },
+      {
+        text: 'Development',
+        items: [
+          { text: 'Architecture', link: '/architecture' },
+          { text: 'Project layout', link: '/development/layout' },
+          { text: 'Tests', link: '/development/tests' },
+          { text: 'The WeCom simulator', link: '/development/simulator' },
+          { text: 'Load testing', link: '/development/load-testing' },
+          { text: 'Benchmarks', link: '/development/benchmarks' },
+        ],
+      },
+    ],
+  },
+});
