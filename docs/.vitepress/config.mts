@@ -21,6 +21,7 @@ export default defineConfig({
     search: { provider: 'local' },
     nav: [
       { text: 'Getting started', link: '/getting-started/local' },
+      { text: 'Troubleshooting', link: '/troubleshooting' },
       { text: 'Reference', link: '/reference/endpoints' },
     ],
     sidebar: [
@@ -29,8 +30,10 @@ export default defineConfig({
         items: [
           { text: 'Run it locally', link: '/getting-started/local' },
           { text: 'Deploy to AWS', link: '/getting-started/deploy' },
+          { text: 'Set up WeCom', link: '/getting-started/wecom-setup' },
         ],
       },
+      { text: 'Troubleshooting', link: '/troubleshooting' },
       {
         text: 'Concepts',
         items: [

@@ -249,7 +249,7 @@ export class Monitoring extends Construct {
       'config-error',
       this.custom(METRIC_NAMES.configError, FIVE_MINUTES),
       0,
-      "WeCom refused an app's setup (40001 wrong secret, 60020 IP not in the app's trusted list, 301002 wrong agentid…): every message of that app fails until the config or the WeCom console is fixed. The dashboard shows which app.",
+      "WeCom refused an app's setup (40001 wrong secret, 60020 IP not in the app's trusted list, 301002 wrong agentid…): that app's messages wait (deferred) and fail with wecom_config_error once it has been paused for delivery.configErrorHoldSeconds (1 h by default); fix the config or the WeCom console before then. The dashboard shows which app.",
     );
     this.alarm(
       'config-reload-failed',
