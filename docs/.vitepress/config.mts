@@ -44,6 +44,7 @@ export default defineConfig({
       {
         text: 'Guides',
         items: [
+          { text: 'Send from code', link: '/guides/send-from-code' },
           { text: 'Webhooks from SaaS systems', link: '/guides/saas-webhooks' },
           { text: 'Callbacks and webhooks to you', link: '/guides/callbacks' },
         ],
