@@ -17,6 +17,32 @@ export default defineConfig({
       md.renderer.rules.code_inline = (...args) => (render?.(...args) ?? '').replace('<code', '<code v-pre');
     },
   },
+  locales: {
+    root: { label: 'English', lang: 'en' },
+    zh: {
+      label: '简体中文',
+      lang: 'zh-CN',
+      link: '/zh/',
+      themeConfig: {
+        nav: [
+          { text: '快速开始', link: '/zh/getting-started/local' },
+          { text: '故障排查', link: '/zh/troubleshooting' },
+        ],
+        sidebar: [
+          {
+            text: '快速开始',
+            items: [
+              { text: '在本地运行', link: '/zh/getting-started/local' },
+              { text: '部署到 AWS（英文）', link: '/getting-started/deploy' },
+              { text: '配置企业微信', link: '/zh/getting-started/wecom-setup' },
+            ],
+          },
+          { text: '故障排查', link: '/zh/troubleshooting' },
+          { text: '英文文档', link: '/' },
+        ],
+      },
+    },
+  },
   themeConfig: {
     search: { provider: 'local' },
     nav: [
