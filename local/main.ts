@@ -5,7 +5,8 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '#lib/config/index.js';
 import { ensureDevConfig } from './dev-config.js';
-import { removeStackInfo, writeStackInfo } from './local-dir.js';
+import { readStackInfo, removeStackInfo, writeStackInfo } from './local-dir.js';
+import { isPortClash, portClashMessage } from './port-clash.js';
 import { LOCAL_REGION, type LocalStack, startLocalStack } from './stack.js';
 import {
   DEFAULT_READINGS,
@@ -139,13 +140,18 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-main().catch((err: unknown) => {
-  const message =
-    err instanceof ConfigError
-      ? err.message
-      : err instanceof Error
-        ? (err.stack ?? err.message)
-        : String(err);
-  process.stderr.write(`wecom-gateway: could not start: ${message}\n`);
+/** The error as the operator should read it: a clear sentence for what they can fix, the stack for a bug. */
+async function describeFailure(err: unknown): Promise<string> {
+  if (err instanceof ConfigError) return err.message;
+  if (isPortClash(err)) {
+    const apiPort = process.env.PORT ? Number(process.env.PORT) : DEFAULT_PORT;
+    const running = await readStackInfo(resolve('.local')).catch(() => undefined);
+    return portClashMessage({ port: err.port, address: err.address, apiPort, running });
+  }
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
+main().catch(async (err: unknown) => {
+  process.stderr.write(`wecom-gateway: could not start: ${await describeFailure(err)}\n`);
   process.exit(1);
 });

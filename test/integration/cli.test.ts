@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -133,5 +135,22 @@ describe('npm start (local/main.ts)', () => {
 
     expect(await cli.exit).toBe(1);
     expect(cli.output()).toMatch(/apps\.ops\.agentId/);
+  });
+
+  it('names a port that is taken and how to start anyway, instead of a stack trace', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const cli = startCli({ PORT: String(port) });
+      running = cli.child;
+
+      expect(await cli.exit).toBe(1);
+      expect(cli.output()).toContain(`port ${port} for the API is in use (127.0.0.1:${port})`);
+      expect(cli.output()).toContain(`PORT=${port + 2} npm start`);
+      expect(cli.output()).not.toContain('setupListenHandle');
+    } finally {
+      taken.close();
+    }
   });
 });
