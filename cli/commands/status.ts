@@ -106,6 +106,9 @@ export async function watchStatus(
 /** Exit code of a watched message: delivered → 0, failed/dead → 1. */
 export const exitCodeFor = (s: MessageStatus): number => (DELIVERED.has(s.status) ? 0 : 1);
 
+/** Exit code of a status looked at once: 1 for a message that ended undelivered, else 0 (it may still go). */
+export const exitCodeOfLook = (s: MessageStatus): number => (isTerminal(s.status) ? exitCodeFor(s) : 0);
+
 /** Commander option parser; its error becomes commander's "option … argument … is invalid" usage error. */
 export const positiveNumber = (value: string): number => {
   const n = Number(value);
@@ -131,7 +134,7 @@ async function status(run: Run, id: string, opts: StatusOpts): Promise<void> {
     : await api.status(id);
   out.data(s);
   printStatus(out, s);
-  if (opts.watch) ctx.exitCode = exitCodeFor(s);
+  ctx.exitCode = opts.watch ? exitCodeFor(s) : exitCodeOfLook(s);
 }
 
 /** `--url`/`--key` as every API command takes them. */

@@ -104,6 +104,21 @@ describe('wecom-gateway CLI (as a process, against the local stack)', () => {
     expect(status.events.map((e: { type: string }) => e.type)).toEqual(['queued', 'sent']);
     const inbox = gw.stack.simulator?.inbox('cli-user') ?? [];
     expect(inbox.map((m) => m.payload)).toEqual([{ content: 'hello from the CLI' }]);
+
+    // A message that ended undelivered: `status` without --watch exits 1 too, as the docs say.
+    gw.stack.simulator?.faults.script([{ errcode: 40003 }]);
+    const refused = await cli([
+      'send',
+      ...['--url', gw.stack.apiUrl, '--key', created.key, '--wait', '--interval', '0.2', '--json'],
+      ...['--app', 'ops', '--to', 'cli-user', '--text', 'refused by WeCom'],
+    ]);
+    expect(refused.code).toBe(1);
+    const refusedId = JSON.parse(refused.stdout).id as string;
+    const looked = await cli(['status', refusedId, '--url', gw.stack.apiUrl, '--key', created.key, '--json']);
+    expect(JSON.parse(looked.stdout)).toMatchObject({ status: 'failed' });
+    expect(looked.code).toBe(1);
+    const sentLook = await cli(['status', id, '--url', gw.stack.apiUrl, '--key', created.key]);
+    expect(sentLook.code).toBe(0);
   });
 
   it("finds a running `npm start` through .local/ and shows the gateway's errors with code and details", async () => {
