@@ -4,10 +4,15 @@ import { AccessDeniedError, MessageNotFoundError } from './errors.js';
 import { MESSAGE_ID } from './ids.js';
 import type { IngestDeps, Principal } from './types.js';
 
-/** The same answer for apps that exist and apps that do not, so a key cannot probe other teams' app names. */
+/**
+ * The same answer for apps that exist and apps that do not, so a key cannot probe other teams' app names; it
+ * lists the key's own apps, which is what someone who mistyped a name needs.
+ */
 export function authorizeApp(principal: Principal, app: string): void {
   if (!principal.apps.includes(app)) {
-    throw new AccessDeniedError(`API key ${principal.name} may not send for app ${app}`);
+    throw new AccessDeniedError(
+      `app '${app.slice(0, 64)}' is not configured for API key ${principal.name} (its apps: ${principal.apps.join(', ')})`,
+    );
   }
 }
 

@@ -59,7 +59,7 @@ describe('ingest API auth: Bearer keys scoped to apps', () => {
     expect(res.status).toBe(403);
     expect(res.body.error).toEqual({
       code: 'forbidden',
-      message: 'API key billing-key may not send for app ops',
+      message: "app 'ops' is not configured for API key billing-key (its apps: billing)",
       details: [],
     });
     expect(await storedState(gw.stack)).toEqual(before);
@@ -68,7 +68,9 @@ describe('ingest API auth: Bearer keys scoped to apps', () => {
   it('gives the same 403 for an app that does not exist (app names cannot be probed)', async () => {
     const res = await gw.post('/v1/messages', messageBody('text', { app: 'nope' }), { key: gw.keys.billing });
     expect(res.status).toBe(403);
-    expect(res.body.error.message).toBe('API key billing-key may not send for app nope');
+    expect(res.body.error.message).toBe(
+      "app 'nope' is not configured for API key billing-key (its apps: billing)",
+    );
   });
 
   it('lets a key send for its own app', async () => {

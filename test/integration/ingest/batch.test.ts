@@ -48,7 +48,11 @@ describe('POST /v1/messages/batch', () => {
       },
       {
         index: 2,
-        error: { code: 'forbidden', message: 'API key ops-key may not send for app billing', details: [] },
+        error: {
+          code: 'forbidden',
+          message: "app 'billing' is not configured for API key ops-key (its apps: ops)",
+          details: [],
+        },
       },
       { index: 3, id: expect.stringMatching(/^msg_/), status: 'queued' },
       {
