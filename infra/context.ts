@@ -67,7 +67,7 @@ export const CONTEXT_DEFAULTS = {
 export const DEFAULT_STAGES_FILE = path.join(import.meta.dirname, 'stages.json');
 
 /** Keys a stage entry may set (everything but the stage name itself). */
-const SETTING_KEYS = new Set<string>([
+export const SETTING_KEYS: ReadonlySet<string> = new Set<string>([
   'senderConcurrency',
   'egress',
   'eipAllocationId',
