@@ -80,6 +80,7 @@ export default defineConfig({
         items: [
           { text: 'The API', link: '/reference/endpoints' },
           { text: 'The API in detail', link: '/api' },
+          { text: 'HTTP API routes', link: '/reference/http-api' },
           { text: 'Configuration', link: '/reference/configuration' },
           { text: 'Configuration fields', link: '/reference/config-fields' },
           { text: 'Command-line tool', link: '/reference/cli' },
