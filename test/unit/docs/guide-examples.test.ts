@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { validateMessageRequest } from '#lib/messages/index.js';
+import { validateCardUpdate, validateMessageRequest } from '#lib/messages/index.js';
 import { openApiValidators, schemaErrors } from '#test/helpers/openapi.js';
 
 const DOCS = path.join(import.meta.dirname, '..', '..', '..', 'docs');
@@ -35,13 +35,18 @@ function examplesOf(page: string): Example[] {
   return out;
 }
 
-/** The messages a body holds, as the gateway validates them one by one. */
-const messagesOf = (e: Example): unknown[] =>
-  e.schema === 'MessageRequest'
-    ? [e.body]
-    : e.schema === 'BatchRequest'
-      ? ((e.body as { messages: unknown[] }).messages ?? [])
-      : [];
+/**
+ * The messages a body holds, as the gateway validates them one by one; a card update's new card is checked as the
+ * card of a message, since the gateway validates it like a sent one.
+ */
+function messagesOf(e: Example): unknown[] {
+  const body = e.body as { messages?: unknown[]; template_card?: unknown };
+  if (e.schema === 'MessageRequest') return [e.body];
+  if (e.schema === 'BatchRequest') return body.messages ?? [];
+  if (e.schema === 'CardUpdate' && body.template_card !== undefined)
+    return [{ app: 'ops', touser: 'alice', msgtype: 'template_card', template_card: body.template_card }];
+  return [];
+}
 
 describe('request examples in the guides', () => {
   const schema = openApiValidators();
@@ -55,9 +60,13 @@ describe('request examples in the guides', () => {
     '%s is accepted by the gateway and the OpenAPI document',
     (_, e) => {
       expect(schemaErrors(schema(e.schema), e.body)).toEqual([]);
+      if (e.schema === 'CardUpdate') {
+        const update = validateCardUpdate(e.body);
+        expect(update.ok ? [] : update.issues).toEqual([]);
+      }
       for (const message of messagesOf(e)) {
         const result = validateMessageRequest(message);
-        expect(result.ok ? [] : result).toEqual([]);
+        expect(result.ok ? [] : result.issues).toEqual([]);
       }
     },
   );
