@@ -63,6 +63,12 @@ export default defineConfig({
       {
         text: 'Concepts',
         items: [
+          { text: 'Message lifecycle', link: '/concepts/lifecycle' },
+          { text: 'Apps, keys and scopes', link: '/concepts/apps-and-keys' },
+          { text: 'Lanes and priorities', link: '/concepts/lanes' },
+          { text: "WeCom's limits", link: '/concepts/limits' },
+          { text: 'Duplicates', link: '/concepts/duplicates' },
+          { text: 'Config reload', link: '/concepts/config-reload' },
           { text: 'How delivery works', link: '/concepts/delivery' },
           { text: 'The quota engine', link: '/quota' },
         ],
@@ -73,6 +79,19 @@ export default defineConfig({
           { text: 'Send from code', link: '/guides/send-from-code' },
           { text: 'Webhooks from SaaS systems', link: '/guides/saas-webhooks' },
           { text: 'Callbacks and webhooks to you', link: '/guides/callbacks' },
+          { text: 'Idempotency and retries', link: '/guides/idempotency' },
+          { text: 'Template cards and callbacks', link: '/guides/template-cards' },
+          { text: 'Verifying webhooks', link: '/guides/verifying-webhooks' },
+          { text: 'Markdown in the WeChat plugin', link: '/guides/wechat-plugin-markdown' },
+        ],
+      },
+      {
+        text: 'Operations',
+        items: [
+          { text: 'Monitoring and alarms', link: '/operations/monitoring' },
+          { text: 'DLQ and redrive', link: '/operations/dlq' },
+          { text: 'Rotating keys and secrets', link: '/operations/rotation' },
+          { text: 'Cost and scaling', link: '/operations/cost-and-scaling' },
         ],
       },
       {
