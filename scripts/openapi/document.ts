@@ -18,6 +18,7 @@ import { STATUS } from '#lib/model/index.js';
 import { HOOK_PATHS, HOOK_SCHEMAS } from './hooks.js';
 import { errorResponse, type Json, jsonBody, messageId, RETRY_AFTER, ref, response } from './parts.js';
 import { messageStatusExtras, type OpenApiHelpers, receiptPaths, receiptSchemas } from './receipts.js';
+import { templateParts } from './templates.js';
 
 /** A regex source with the `i` flag, which JSON Schema patterns lack: letters become `[hH]` classes. */
 export function caseInsensitivePattern(source: string): string {
@@ -343,13 +344,20 @@ const RESPONSES: Record<string, Json> = {
  * compared with a fresh build.
  */
 export function buildOpenApiDocument(version: string): Json {
+  const gatewayFields = convert(GatewayFieldsSchema);
+  const templates = templateParts({ gatewayFields, recipients: RECIPIENTS, commonErrors: COMMON_ERRORS });
   const message: Json = {
-    type: 'object',
     description:
       'The WeCom message/send body with the same field names, minus agentid, plus app, priority, ' +
-      'callback_url and metadata. Unknown fields are rejected.',
-    allOf: [convert(GatewayFieldsSchema), RECIPIENTS, convert(MessageContentSchema)],
-    unevaluatedProperties: false,
+      'callback_url and metadata; or a template of the app with its variables. Unknown fields are rejected.',
+    oneOf: [
+      {
+        type: 'object',
+        allOf: [gatewayFields, RECIPIENTS, convert(MessageContentSchema)],
+        unevaluatedProperties: false,
+      },
+      ref('TemplateMessageRequest'),
+    ],
   };
   const batch: Json = {
     type: 'object',
@@ -462,6 +470,7 @@ export function buildOpenApiDocument(version: string): Json {
         },
       },
       ...receiptPaths(helpers()),
+      ...templates.paths,
       '/v1/health': {
         get: {
           operationId: 'health',
@@ -490,6 +499,7 @@ export function buildOpenApiDocument(version: string): Json {
         ...RESPONSES,
         ...HOOK_SCHEMAS,
         ...receiptSchemas(helpers()),
+        ...templates.schemas,
       },
     },
   };
