@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from '#lib/config/index.js';
+import { cli } from '#test/helpers/cli.js';
 import { waitFor } from '#test/helpers/gateway.js';
 import { type IngestGateway, startIngestGateway, storedState } from '#test/helpers/ingest-gateway.js';
 
@@ -41,6 +43,15 @@ const card = (vars: Record<string, unknown>, extra: Record<string, unknown> = {}
   variables: vars,
   ...extra,
 });
+const HOOK_TOKEN = 'hook-token-for-templates-0123456789';
+const SENDKEY = 'sendkey-for-templates-0123456789';
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const PUSHED: Templates[string] = {
+  msgtype: 'text',
+  text: { content: '[{{title}}] {{desp}}' },
+  variables: { title: { required: true, maxBytes: 64 }, desp: {} },
+};
+
 const GOOD = { service: 'payments', env: 'prod', version: 4711 };
 
 describe('templates on the local stack: POST /v1/messages with template + variables, GET /v1/templates', () => {
@@ -49,7 +60,32 @@ describe('templates on the local stack: POST /v1/messages with template + variab
     gw = await startIngestGateway({
       configure: (config) => {
         const { ops, billing } = config.apps as Record<string, GatewayConfig['apps'][string]>;
-        Object.assign(ops as object, { templates: OPS_TEMPLATES });
+        Object.assign(ops as object, { templates: { ...OPS_TEMPLATES, pushed: PUSHED } });
+        config.hooks = {
+          ci: {
+            source: 'generic',
+            app: 'ops',
+            to: { touser: 'hook-user' },
+            tokenSha256: sha256(HOOK_TOKEN),
+            appTemplate: {
+              id: 'deploy_done',
+              variables: { service: '{{repo.name}}', env: '{{target}}', version: '{{build}}' },
+            },
+            timeZone: 'UTC',
+            dedupSeconds: 300,
+          },
+        };
+        config.pushKeys = [
+          {
+            name: 'cron',
+            sha256: sha256(SENDKEY),
+            app: 'ops',
+            to: { touser: 'push-user' },
+            msgtype: 'markdown',
+            priority: 'normal',
+            template: 'pushed',
+          },
+        ];
         Object.assign(billing as object, { templates: BILLING_TEMPLATES, markdownFallback: 'text' });
       },
     });
@@ -149,6 +185,78 @@ describe('templates on the local stack: POST /v1/messages with template + variab
     },
   );
 
+  it('sends a template from the CLI: send --template … --var k=v', async () => {
+    const target = ['--url', gw.stack.apiUrl, '--key', gw.keys.ops];
+    const sent = await cli([
+      'send',
+      '--app',
+      'ops',
+      '--to',
+      'cli-user',
+      '--template',
+      'deploy_done',
+      '--var',
+      'service=web',
+      '--var',
+      'env=staging',
+      ...target,
+    ]);
+    expect(sent.code, sent.stderr).toBe(0);
+    await waitSent(sent.stdout.trim());
+    expect(inbox('cli-user')[0]?.payload).toMatchObject({
+      main_title: { title: 'Deploy of web finished', desc: 'on staging' },
+    });
+
+    const refused = await cli([
+      'send',
+      '--app',
+      'ops',
+      '--to',
+      'cli-user',
+      '--template',
+      'deploy_done',
+      '--var',
+      'env=prod',
+      ...target,
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('variables.service: required');
+  });
+
+  it("sends a hook's delivery as the app template it names, its variables taken from the payload", async () => {
+    const res = await gw.post(
+      `/v1/hooks/ci/${HOOK_TOKEN}`,
+      { repo: { name: 'billing-api' }, target: 'staging', build: 88 },
+      { key: null },
+    );
+    expect(res.status).toBe(202);
+
+    await waitSent(res.body.messages[0].id);
+
+    expect(inbox('hook-user')[0]).toMatchObject({
+      msgtype: 'template_card',
+      payload: { main_title: { title: 'Deploy of billing-api finished', desc: 'on staging' } },
+    });
+    const bad = await gw.post(
+      `/v1/hooks/ci/${HOOK_TOKEN}`,
+      { repo: { name: 'x' }, target: 'dev' },
+      { key: null },
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([
+      { field: 'variables.env', message: 'must be one of prod, staging' },
+    ]);
+  });
+
+  it("sends a push key's push as the app template it names (title, desp as variables)", async () => {
+    const res = await gw.get(`/v1/push/${SENDKEY}?title=Backup%20done&desp=3%20files`, { key: null });
+    expect(res.status).toBe(200);
+
+    await waitSent(res.body.id);
+
+    expect(inbox('push-user')[0]?.payload).toEqual({ content: '[Backup done] 3 files' });
+  });
+
   it('accepts template items in a batch, each checked on its own', async () => {
     const res = await gw.post('/v1/messages/batch', {
       messages: [
@@ -235,6 +343,13 @@ describe('templates on the local stack: POST /v1/messages with template + variab
           msgtype: 'text',
           description: null,
           variables: { log: { required: true } },
+        },
+        {
+          app: 'ops',
+          id: 'pushed',
+          msgtype: 'text',
+          description: null,
+          variables: { title: { required: true, maxBytes: 64 }, desp: { required: false } },
         },
       ],
     });

@@ -159,3 +159,51 @@ describe('parseConfig: apps.<app>.templates', () => {
     expect(blamed(withTemplates(templates)).map((i) => i.field)).toContain(field);
   });
 });
+
+describe('parseConfig: hooks and push keys that name an app template', () => {
+  const hook = (appTemplate: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    source: 'generic',
+    app: 'ops',
+    to: { touser: 'u' },
+    tokenSha256: 'b'.repeat(64),
+    appTemplate,
+    ...extra,
+  });
+  const pushKey = (template: string) => ({
+    name: 'cron',
+    sha256: 'c'.repeat(64),
+    app: 'ops',
+    to: { touser: 'u' },
+    template,
+  });
+
+  it('accepts a hook and a push key naming templates of their app', () => {
+    const config = {
+      ...withTemplates({ deploy_done: deployDone() }),
+      hooks: { ci: hook({ id: 'deploy_done', variables: { service: '{{repo.name}}', env: 'prod' } }) },
+      pushKeys: [pushKey('deploy_done')],
+    };
+    expect(parseConfig(config).hooks?.ci?.appTemplate?.id).toBe('deploy_done');
+  });
+
+  it('names a template the app does not have, a mapping that does not parse, and a clash with template', () => {
+    const config = {
+      ...withTemplates({ deploy_done: deployDone() }),
+      hooks: {
+        a: hook({ id: 'nope' }),
+        b: hook({ id: 'deploy_done', variables: { service: '{{#repo}}' } }),
+        c: hook({ id: 'deploy_done' }, { template: '{{x}}' }),
+      },
+      pushKeys: [pushKey('nope')],
+    };
+    expect(blamed(config)).toEqual([
+      { field: 'hooks.b.appTemplate.variables.service', message: expect.stringMatching(/^does not parse/) },
+      {
+        field: 'hooks.c.appTemplate',
+        message: 'appTemplate decides the message: give appTemplate, or template/msgtype, not both',
+      },
+      { field: 'hooks.a.appTemplate.id', message: 'app "ops" has no template "nope"' },
+      { field: 'pushKeys.0.template', message: 'app "ops" has no template "nope"' },
+    ]);
+  });
+});
