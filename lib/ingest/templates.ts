@@ -24,7 +24,8 @@ export function listTemplates(
   apiKey: ApiKeyConfig,
   query: Readonly<Record<string, string | undefined>>,
 ): { templates: TemplateView[] } {
-  const { app } = query;
+  // `?app=` (empty) is no filter, as a form that leaves the field blank sends it.
+  const app = query.app === '' ? undefined : query.app;
   if (app !== undefined) authorizeApp(apiKey, app);
   const apps = app !== undefined ? [app] : [...apiKey.apps].sort();
   const templates = apps.flatMap((name) => {

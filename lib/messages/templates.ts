@@ -49,6 +49,8 @@ export interface TemplateProblem {
 }
 
 const parsed = new Map<string, Piece[] | string>();
+/** Sources come from the config; the cap only bounds what a long-lived container keeps across many edits. */
+const MAX_PARSED = 10_000;
 
 /**
  * Parses one string leaf. Mustache's parser (the hooks' syntax) finds the tags; only plain `{{name}}` tags are
@@ -64,7 +66,7 @@ export function parseTemplateString(source: string): Piece[] | string {
   } catch (err) {
     result = `does not parse: ${err instanceof Error ? err.message : String(err)}`;
   }
-  // Sources come from the operator's config, so the cache is bounded by its size.
+  if (parsed.size >= MAX_PARSED) parsed.clear();
   parsed.set(source, result);
   return result;
 }
@@ -234,7 +236,12 @@ export function expandTemplateRequest(
   if (template === undefined) {
     return {
       ok: false,
-      issues: [{ field: 'template', message: `unknown template '${id.slice(0, 64)}' for app '${rest.app}'` }],
+      issues: [
+        {
+          field: 'template',
+          message: `unknown template '${id.slice(0, 64)}' for app '${rest.app.slice(0, 64)}'`,
+        },
+      ],
     };
   }
   const checked = checkVariables(id, template, variables);
