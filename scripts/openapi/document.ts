@@ -347,21 +347,16 @@ export function buildOpenApiDocument(version: string): Json {
   const gatewayFields = convert(GatewayFieldsSchema);
   const templates = templateParts({ gatewayFields, recipients: RECIPIENTS, commonErrors: COMMON_ERRORS });
   const message: Json = {
+    type: 'object',
     description:
       'The WeCom message/send body with the same field names, minus agentid, plus app, priority, ' +
-      'callback_url and metadata; or a template of the app with its variables. Unknown fields are rejected.',
-    oneOf: [
-      {
-        type: 'object',
-        allOf: [gatewayFields, RECIPIENTS, convert(MessageContentSchema)],
-        unevaluatedProperties: false,
-      },
-      ref('TemplateMessageRequest'),
-    ],
+      'callback_url and metadata. Unknown fields are rejected.',
+    allOf: [gatewayFields, RECIPIENTS, convert(MessageContentSchema)],
+    unevaluatedProperties: false,
   };
   const batch: Json = {
     type: 'object',
-    properties: { messages: { type: 'array', items: ref('MessageRequest'), minItems: 1, maxItems: 100 } },
+    properties: { messages: { type: 'array', items: ref('SendRequest'), minItems: 1, maxItems: 100 } },
     required: ['messages'],
     additionalProperties: false,
   };
@@ -399,7 +394,7 @@ export function buildOpenApiDocument(version: string): Json {
                 'Makes retries safe: the same key and message within idempotencyHours answer the first 202',
             },
           ],
-          requestBody: { required: true, ...jsonBody(ref('MessageRequest')) },
+          requestBody: { required: true, ...jsonBody(ref('SendRequest')) },
           responses: {
             '202': response('Stored and queued', ref('Accepted')),
             ...POST_ERRORS,

@@ -25,6 +25,10 @@ export function templateParts(shared: { gatewayFields: Json; recipients: Json; c
 } {
   return {
     schemas: {
+      SendRequest: {
+        description: 'A message built by hand, or one from a template of the app',
+        oneOf: [ref('MessageRequest'), ref('TemplateMessageRequest')],
+      },
       TemplateMessageRequest: {
         type: 'object',
         description:
