@@ -5,7 +5,7 @@ import { DEV_CONFIG_FILE } from '#local/local-dir.js';
 import { action, type CliContext, confirm, type Run, readStdin } from '../command.js';
 import { describeDiff } from '../config-diff.js';
 import type { PushPlan } from '../config-push.js';
-import { ConfigError, type GatewayConfig, parseConfigJson } from '../domain.js';
+import { ConfigError, type GatewayConfig, parseConfigJson, renderedProblems } from '../domain.js';
 import { CliError, UsageError } from '../errors.js';
 import { STAGE } from '../stack.js';
 
@@ -60,6 +60,15 @@ function warningsFor(config: GatewayConfig): string[] {
     if (hashes.has(k.sha256)) warnings.push(`API key "${k.name}" has the same sha256 as an earlier key`);
     hashes.add(k.sha256);
   }
+  // Every template rendered with its examples is a valid message (the schema checks that); at the largest values
+  // its variables allow it may still exceed a WeCom limit, and a caller sending those would get a 400.
+  for (const [app, { templates }] of Object.entries(config.apps)) {
+    for (const [id, template] of Object.entries(templates ?? {})) {
+      for (const problem of renderedProblems(template, 'longest')) {
+        warnings.push(`template ${app}/${id} may be refused: ${problem}`);
+      }
+    }
+  }
   if (config.allowLoopbackWebhooks) {
     warnings.push('allowLoopbackWebhooks is set: right for the local stack, but config push refuses it');
   }
@@ -89,6 +98,7 @@ async function check(run: Run, opts: { file?: string }): Promise<void> {
     valid: true,
     apps: Object.keys(config.apps),
     apiKeys: config.apiKeys.map((k) => ({ name: k.name, apps: k.apps, scopes: k.scopes })),
+    templates: templateNames(config),
     warnings,
   });
   const { c } = out;
@@ -97,8 +107,16 @@ async function check(run: Run, opts: { file?: string }): Promise<void> {
   out.line(
     `  API keys  ${config.apiKeys.map((k) => `${k.name} ${c.dim(`(${k.apps.join(', ')})`)}`).join(', ') || c.dim('(none)')}`,
   );
+  const templates = templateNames(config);
+  if (templates.length > 0) out.line(`  templates ${templates.join(', ')}`);
   for (const w of warnings) out.warn(w);
 }
+
+/** `app/id` of every template, each rendered and validated with its examples by the schema already. */
+const templateNames = (config: GatewayConfig): string[] =>
+  Object.entries(config.apps).flatMap(([app, { templates }]) =>
+    Object.keys(templates ?? {}).map((id) => `${app}/${id}`),
+  );
 
 interface PushOpts {
   stage: string;

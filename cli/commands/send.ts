@@ -15,6 +15,8 @@ interface SendOpts {
   text?: string;
   markdown?: string;
   file?: string;
+  template?: string;
+  var?: Record<string, string>;
   priority?: 'high' | 'normal';
   idempotencyKey?: string;
   url?: string;
@@ -23,6 +25,13 @@ interface SendOpts {
   interval: number;
   timeout: number;
 }
+
+/** `--var k=v`, repeatable; the value may itself hold `=`. Values stay strings: the gateway checks them. */
+const variable = (value: string, previous: Record<string, string> = {}): Record<string, string> => {
+  const at = value.indexOf('=');
+  if (at <= 0) throw new UsageError(`--var ${value}: write it as name=value`);
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+};
 
 /** `--to a,b --to c` and WeCom's own `a|b` syntax both collect into one list. */
 const recipients = (value: string, previous: string[] = []): string[] => [
@@ -58,10 +67,18 @@ async function readPayload(ctx: CliContext, file: string): Promise<Record<string
  * command line itself makes sense.
  */
 export async function buildMessage(ctx: CliContext, opts: SendOpts): Promise<Record<string, unknown>> {
-  const sources = [opts.text !== undefined, opts.markdown !== undefined, opts.file !== undefined].filter(
-    Boolean,
-  );
-  if (sources.length !== 1) throw new UsageError('give exactly one of --text, --markdown or --file');
+  const sources = [
+    opts.text !== undefined,
+    opts.markdown !== undefined,
+    opts.file !== undefined,
+    opts.template !== undefined,
+  ].filter(Boolean);
+  if (sources.length !== 1) {
+    throw new UsageError('give exactly one of --text, --markdown, --file or --template');
+  }
+  if (opts.var !== undefined && opts.template === undefined) {
+    throw new UsageError('--var fills the variables of a --template');
+  }
 
   const body: Record<string, unknown> = opts.file ? await readPayload(ctx, opts.file) : {};
   const content = async (v: string) => (v === '-' ? (await readStdin(ctx.stdin)).replace(/\r?\n$/, '') : v);
@@ -70,6 +87,8 @@ export async function buildMessage(ctx: CliContext, opts: SendOpts): Promise<Rec
   if (opts.markdown !== undefined) {
     Object.assign(body, { msgtype: 'markdown', markdown: { content: await content(opts.markdown) } });
   }
+  if (opts.template !== undefined)
+    Object.assign(body, { template: opts.template, variables: opts.var ?? {} });
   if (opts.app) body.app = opts.app;
   if (opts.to) body.touser = opts.to;
   if (opts.party) body.toparty = opts.party;
@@ -118,6 +137,11 @@ export function registerSend(program: Command, ctx: CliContext): void {
       '--file <payload.json>',
       'the whole POST /v1/messages body, any msgtype (- reads stdin); flags override it',
     )
+    .option(
+      '--template <id>',
+      "one of the app's templates (config apps.<app>.templates; see GET /v1/templates)",
+    )
+    .option('--var <name=value>', 'a variable of --template; repeat for each', variable)
     .addOption(new Option('--priority <priority>', 'delivery lane').choices(['high', 'normal']))
     .option(
       '--idempotency-key <key>',
@@ -133,7 +157,8 @@ export function registerSend(program: Command, ctx: CliContext): void {
 Examples:
   $ wecom-gateway send --app ops --to zhangsan --text "deploy 4711 done"
   $ wecom-gateway send --app ops --to zhangsan,lisi --markdown "**disk** 91%" --priority high --wait
-  $ wecom-gateway send --file card.json --to zhangsan`,
+  $ wecom-gateway send --file card.json --to zhangsan
+  $ wecom-gateway send --app ops --to zhangsan --template deploy_done --var service=api --var env=prod`,
     )
     .action(action(ctx, send));
 }

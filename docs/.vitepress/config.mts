@@ -84,6 +84,7 @@ export default withMermaid(
             { text: 'Webhooks from SaaS systems', link: '/guides/saas-webhooks' },
             { text: 'Callbacks and webhooks to you', link: '/guides/callbacks' },
             { text: 'Idempotency and retries', link: '/guides/idempotency' },
+            { text: 'Templates', link: '/templates' },
             { text: 'Template cards and callbacks', link: '/guides/template-cards' },
             { text: 'Verifying webhooks', link: '/guides/verifying-webhooks' },
             { text: 'Markdown in the WeChat plugin', link: '/guides/wechat-plugin-markdown' },

@@ -22,6 +22,7 @@ import {
   type IngestDeps,
   listApps,
   listEvents,
+  listTemplates,
   recallMessage,
   receiveHook,
   receivePush,
@@ -73,6 +74,8 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
     json(200, await updateCard(deps, apiKey, event.pathParameters?.id ?? '', event.parsedBody)),
   listEvents: async (deps, event, apiKey) =>
     json(200, await listEvents(deps, apiKey, event.queryStringParameters ?? {})),
+  listTemplates: async (deps, event, apiKey) =>
+    json(200, listTemplates(deps, apiKey, event.queryStringParameters ?? {})),
   health: async () => json(200, { status: 'ok' }),
   unknownRoute: async (_deps, event) => {
     throw new RouteNotFoundError(`${event.requestContext.http.method} ${event.rawPath}`);

@@ -108,6 +108,28 @@ export const HookSchema = v.pipe(
         }),
       ),
     ),
+    /**
+     * Send one of the app's message templates (`apps.<app>.templates`) instead of the rendered notice: `id`, and
+     * each variable as a mustache template over the payload (`{"service": "{{repository.name}}"}`). The app's
+     * template then decides the message and checks the values (docs/templates.md).
+     */
+    appTemplate: v.optional(
+      v.strictObject({
+        id: nonEmpty,
+        variables: v.optional(
+          v.record(
+            nonEmpty,
+            v.pipe(
+              v.string('must be a string'),
+              v.rawCheck(({ dataset, addIssue }) => {
+                const problem = dataset.typed ? templateProblem(dataset.value) : undefined;
+                if (problem) addIssue({ message: `does not parse: ${problem}` });
+              }),
+            ),
+          ),
+        ),
+      }),
+    ),
     /** Fixed priority; without it the source decides (alert severity critical → high) and rules may raise it. */
     priority: v.optional(priority),
     secret: v.optional(nonEmpty),
@@ -135,7 +157,17 @@ export const HookSchema = v.pipe(
         path: pathOf(hook, 'secret'),
       });
     }
-    if ((hook.template !== undefined || hook.source === 'generic') && hook.msgtype === 'template_card') {
+    if (hook.appTemplate !== undefined && (hook.template !== undefined || hook.msgtype !== undefined)) {
+      addIssue({
+        message: 'appTemplate decides the message: give appTemplate, or template/msgtype, not both',
+        path: pathOf(hook, 'appTemplate'),
+      });
+    }
+    if (
+      hook.appTemplate === undefined &&
+      (hook.template !== undefined || hook.source === 'generic') &&
+      hook.msgtype === 'template_card'
+    ) {
       addIssue({
         message: 'templates (and the generic source) render markdown; use msgtype markdown, text or textcard',
         path: pathOf(hook, 'msgtype'),
@@ -156,6 +188,11 @@ export const PushKeySchema = v.strictObject({
     'markdown',
   ),
   priority: v.optional(priority, 'normal'),
+  /**
+   * Send one of the app's message templates instead: the push's `title`, `desp` and `short` (those given) are its
+   * variables, so the template must declare each one a push sends (docs/templates.md).
+   */
+  template: v.optional(nonEmpty),
 });
 
 export const HooksSchema = v.record(
@@ -171,10 +208,14 @@ export type PushKeyConfig = v.InferOutput<typeof PushKeySchema>;
 export type RecipientsConfig = v.InferOutput<typeof RecipientsSchema>;
 
 interface CrossRefInput {
-  apps: Record<string, unknown>;
-  hooks?: Record<string, { app: string }>;
-  pushKeys?: readonly { app: string; sha256: string; name: string }[];
+  apps: Record<string, { templates?: Record<string, unknown> }>;
+  hooks?: Record<string, { app: string; appTemplate?: { id: string } }>;
+  pushKeys?: readonly { app: string; sha256: string; name: string; template?: string }[];
 }
+
+/** Whether `app` has a template `id`; an unknown app is reported on its own. */
+const hasTemplate = (config: CrossRefInput, app: string, id: string): boolean =>
+  !Object.hasOwn(config.apps, app) || Object.hasOwn(config.apps[app]?.templates ?? {}, id);
 
 /** hooks.*.app and pushKeys[*].app must name configured apps; push key digests must be unique. */
 export const hooksCrossReferences = <T extends CrossRefInput>() =>
@@ -188,6 +229,12 @@ export const hooksCrossReferences = <T extends CrossRefInput>() =>
           path: pathOf(config, 'hooks', name, 'app'),
         });
       }
+      if (hook.appTemplate !== undefined && !hasTemplate(config, hook.app, hook.appTemplate.id)) {
+        addIssue({
+          message: `app "${hook.app}" has no template "${hook.appTemplate.id}"`,
+          path: pathOf(config, 'hooks', name, 'appTemplate', 'id'),
+        });
+      }
     }
     const seen = new Map<string, string>();
     (config.pushKeys ?? []).forEach((key, index) => {
@@ -195,6 +242,12 @@ export const hooksCrossReferences = <T extends CrossRefInput>() =>
         addIssue({
           message: `app "${key.app}" is not configured under apps`,
           path: pathOf(config, 'pushKeys', index, 'app'),
+        });
+      }
+      if (key.template !== undefined && !hasTemplate(config, key.app, key.template)) {
+        addIssue({
+          message: `app "${key.app}" has no template "${key.template}"`,
+          path: pathOf(config, 'pushKeys', index, 'template'),
         });
       }
       const other = seen.get(key.sha256);

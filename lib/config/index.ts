@@ -18,6 +18,7 @@ export {
   QUOTA_DEFAULTS,
   type QuotaConfig,
   type RecipientsConfig,
+  type TemplateConfig,
   type WebhookConfig,
   webhookSecretsOf,
 } from './schema.js';

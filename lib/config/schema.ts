@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { WEBHOOK_EVENT_TYPES } from '#lib/webhooks/payloads.js';
 import { parseWebhookSecret, WEBHOOK_SECRET_PREFIX } from '#lib/webhooks/signature.js';
 import { HooksSchema, hooksCrossReferences, PushKeySchema } from './hooks-schema.js';
+import { TemplatesSchema } from './templates-schema.js';
 
 /**
  * WeCom limits that the defaults below are derived from (https://developer.work.weixin.qq.com/document/path/90236
@@ -211,6 +212,8 @@ const AppSchema = v.strictObject({
   markdownFallback: v.optional(v.picklist(['text', 'textcard'], 'must be text or textcard')),
   /** Sizes of broadcasts the app may not resolve through WeCom's contacts API (see BroadcastSchema). */
   broadcast: v.optional(BroadcastSchema),
+  /** Message templates by id, sent with `template` + `variables` (lib/config/templates-schema.ts). */
+  templates: v.optional(TemplatesSchema),
 });
 
 const APP_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -265,3 +268,4 @@ export type WebhookConfig = NonNullable<AppConfig['webhook']>;
 export type BroadcastConfig = NonNullable<AppConfig['broadcast']>;
 export type ApiKeyConfig = GatewayConfig['apiKeys'][number];
 export type { HookConfig, HookRule, HookSource, PushKeyConfig, RecipientsConfig } from './hooks-schema.js';
+export type { TemplateConfig } from './templates-schema.js';

@@ -85,6 +85,17 @@ export function parsePushParams(req: PushRequest): PushParams {
  * no delivery id, and two identical pushes are two messages.
  */
 export function pushToMessage(key: PushKeyConfig, params: PushParams): Record<string, unknown> {
+  const r = toRecipients(key.to);
+  const envelope = {
+    app: key.app,
+    ...(r.touser.length > 0 ? { touser: r.touser } : {}),
+    ...(r.toparty.length > 0 ? { toparty: r.toparty } : {}),
+    ...(r.totag.length > 0 ? { totag: r.totag } : {}),
+    priority: key.priority,
+    metadata: { push: key.name },
+  };
+  // The app's template renders the message from the push's parameters, and ingest checks them as its variables.
+  if (key.template !== undefined) return { ...envelope, template: key.template, variables: { ...params } };
   const title = params.title.replace(/\s+/g, ' ');
   const markdown = params.desp ? `## ${title}\n${params.desp}` : `## ${title}`;
   let message: Record<string, unknown>;
@@ -102,16 +113,7 @@ export function pushToMessage(key: PushKeyConfig, params: PushParams): Record<st
       markdown: { content: fitLines(markdown, LIMITS.markdown.maxContentBytes) },
     };
   }
-  const r = toRecipients(key.to);
-  return {
-    app: key.app,
-    ...(r.touser.length > 0 ? { touser: r.touser } : {}),
-    ...(r.toparty.length > 0 ? { toparty: r.toparty } : {}),
-    ...(r.totag.length > 0 ? { totag: r.totag } : {}),
-    ...message,
-    priority: key.priority,
-    metadata: { push: key.name },
-  };
+  return { ...envelope, ...message };
 }
 
 /** Finds the push key for a sendkey (SHA-256, constant time); build once per container. */

@@ -66,6 +66,24 @@ function render(hook: HookConfig, result: SourceResult, payload: unknown): Rende
   return fromMarkdown(markdown, msgtype);
 }
 
+/**
+ * The message part of the body: the app template the hook names, its variables rendered from the payload (ingest
+ * renders the template itself and checks them), or else the hook's own rendering.
+ */
+function message(hook: HookConfig, result: SourceResult, payload: unknown): Record<string, unknown> {
+  if (hook.appTemplate !== undefined) {
+    const variables = Object.fromEntries(
+      Object.entries(hook.appTemplate.variables ?? {}).map(([name, t]) => [name, renderTemplate(t, payload)]),
+    );
+    return { template: hook.appTemplate.id, variables };
+  }
+  const rendered = render(hook, result, payload);
+  return {
+    msgtype: rendered.msgtype,
+    [rendered.msgtype]: (rendered as Record<string, unknown>)[rendered.msgtype],
+  };
+}
+
 const recipientFields = (r: Recipients) => ({
   ...(r.touser.length > 0 ? { touser: r.touser } : {}),
   ...(r.toparty.length > 0 ? { toparty: r.toparty } : {}),
@@ -99,13 +117,11 @@ export function handleHook(hookName: string, hook: HookConfig, input: HookInput)
   if (route.ignore)
     return { kind: 'ignored', ...base, reason: `ignored by rule ${route.matched.join(', ')}` };
 
-  const rendered = render(hook, result, payload);
   const recipients = route.recipients ?? toRecipients(hook.to);
   const body: Record<string, unknown> = {
     app: hook.app,
     ...recipientFields(recipients),
-    msgtype: rendered.msgtype,
-    [rendered.msgtype]: (rendered as Record<string, unknown>)[rendered.msgtype],
+    ...message(hook, result, payload),
     priority: route.priority ?? hook.priority ?? result.priority ?? 'normal',
     metadata: {
       hook: hookName,

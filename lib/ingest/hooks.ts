@@ -80,7 +80,10 @@ export async function receiveHook(
   }
   const principal: Principal = { name: `hook:${hookName}`, apps: [hook.app] };
   // Validated all before any is accepted: a delivery that cannot be sent whole queues nothing.
-  const requests = outcome.messages.map((m) => ({ req: validate(deps, m.body), key: m.idempotencyKey }));
+  const requests = outcome.messages.map((m) => ({
+    req: validate(deps, principal, m.body),
+    key: m.idempotencyKey,
+  }));
   const messages: Accepted[] = [];
   for (const { req, key } of requests) {
     messages.push(
@@ -113,8 +116,9 @@ export async function receivePush(
   const presented = sendkey.endsWith(SENDKEY_SUFFIX) ? sendkey.slice(0, -SENDKEY_SUFFIX.length) : sendkey;
   const key = credentials(deps.config).findPushKey(presented);
   if (!key) throw new UnauthenticatedError('unknown sendkey in the push URL');
-  const req = validate(deps, pushToMessage(key, parsePushParams(request)));
-  const accepted = await acceptOne(deps, { name: `push:${key.name}`, apps: [key.app] }, req);
+  const principal: Principal = { name: `push:${key.name}`, apps: [key.app] };
+  const req = validate(deps, principal, pushToMessage(key, parsePushParams(request)));
+  const accepted = await acceptOne(deps, principal, req);
   return {
     ...accepted,
     code: 0,

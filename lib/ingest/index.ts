@@ -21,6 +21,7 @@ export { newMessageId } from './ids.js';
 export { recallMessage } from './recall.js';
 export { MAX_BATCH_ITEMS, submitBatch, submitMessage } from './service.js';
 export { getMessage, type MessageStatusView, type WebhookAttemptView } from './status.js';
+export { listTemplates, type TemplateView } from './templates.js';
 export type {
   Accepted,
   BatchItemResult,

@@ -33,7 +33,7 @@ export async function submitMessage(
   idempotencyKey?: string,
 ): Promise<Accepted> {
   checkIdempotencyKey(idempotencyKey);
-  const req = validate(deps, body);
+  const req = validate(deps, apiKey, body);
   authorizeApp(apiKey, req.app);
   await checkCallbackUrl(deps, req);
   return acceptOne(deps, apiKey, req, idempotencyKey === undefined ? undefined : { key: idempotencyKey });
@@ -87,7 +87,7 @@ export async function submitBatch(
   const checked = await Promise.all(
     items.map(async (item, index): Promise<Checked> => {
       try {
-        const req = validate(deps, item);
+        const req = validate(deps, apiKey, item);
         authorizeApp(apiKey, req.app);
         await checkCallbackUrl(deps, req);
         return { index, id: (deps.newId ?? newMessageId)(), req };
@@ -152,13 +152,20 @@ function batchItems(body: unknown, idempotencyKey: string | undefined): unknown[
 }
 
 /**
- * Validates a message body as every ingest route does (POST /v1/messages, batch items, hooks, push): with the
- * app's `markdownFallback`, so a markdown message of such an app is queued as the text or textcard members see.
+ * Validates a message body as every ingest route does (POST /v1/messages, batch items, hooks, push): a body that
+ * names a template is rendered first (at acceptance, so the record, the queue and an Idempotency-Key's comparison
+ * hold the rendered message, and a later edit of the template changes no accepted message); then with the app's
+ * `markdownFallback`, so a markdown message of such an app is queued as the text or textcard members see.
  */
-export function validate(deps: IngestDeps, body: unknown): MessageRequest {
+export function validate(deps: IngestDeps, principal: Principal, body: unknown): MessageRequest {
   const { apps } = deps.config;
+  // A key learns nothing of another app's templates: its `template` for such an app is a 403 before any lookup.
+  if (isPlainObject(body) && Object.hasOwn(body, 'template') && typeof body.app === 'string') {
+    authorizeApp(principal, body.app);
+  }
   const result = validateMessageRequest(body, {
     markdownFallback: (app) => (Object.hasOwn(apps, app) ? apps[app]?.markdownFallback : undefined),
+    templates: (app) => (Object.hasOwn(apps, app) ? apps[app]?.templates : undefined),
   });
   if (!result.ok) throw new InvalidRequestError('invalid_message', 'the message is invalid', result.issues);
   return result.value;

@@ -32,6 +32,20 @@ export {
   toMarkdownLine,
   toTextLine,
 } from './rich-text.js';
+export { renderedProblems, templateProblems } from './template-check.js';
+export {
+  checkVariables,
+  expandTemplateRequest,
+  type MessageTemplate,
+  parseTemplateString,
+  renderTemplateBody,
+  sampleVariables,
+  TEMPLATE_VARIABLE_NAME,
+  type TemplateLookup,
+  type TemplateProblem,
+  type TemplateVariable,
+  templateSyntaxProblems,
+} from './templates.js';
 export type {
   CardType,
   MessageRequest,

@@ -6,6 +6,7 @@ import { convertMarkdown, type MarkdownFallback } from './markdown-fallback.js';
 import { parseRecipients } from './recipients.js';
 import { GatewayFieldsSchema, RESERVED_METADATA_KEYS } from './schemas/gateway.js';
 import { MessageContentSchema } from './schemas/message.js';
+import { expandTemplateRequest, type TemplateLookup } from './templates.js';
 import type { MessageRequest, MsgType, SendOptions, ValidationIssue, ValidationResult } from './types.js';
 
 export const MSG_TYPES: readonly MsgType[] = MSG_TYPE_NAMES;
@@ -84,12 +85,20 @@ function finalizeIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
 export interface ValidateOptions {
   /** The app's configured markdownFallback, applied to markdown messages that set no markdown_fallback. */
   markdownFallback?: (app: string) => MarkdownFallback | undefined;
+  /**
+   * The app's templates, for a body that names one (`template`, `variables`): it is rendered first, and what it
+   * renders is validated like a body built by hand. Absent: no app has templates.
+   */
+  templates?: TemplateLookup;
 }
 
-export function validateMessageRequest(body: unknown, opts: ValidateOptions = {}): ValidationResult {
-  if (!isPlainObject(body)) {
+export function validateMessageRequest(input: unknown, opts: ValidateOptions = {}): ValidationResult {
+  if (!isPlainObject(input)) {
     return { ok: false, issues: [{ field: '(body)', message: 'must be a JSON object' }] };
   }
+  const expanded = expandTemplateRequest(input, opts.templates);
+  if (!expanded.ok) return { ok: false, issues: finalizeIssues(expanded.issues) };
+  const body = expanded.body;
 
   const gateway = v.safeParse(GatewayFieldsSchema, body, PARSE_CONFIG);
   const content = v.safeParse(MessageContentSchema, body, PARSE_CONFIG);

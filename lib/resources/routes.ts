@@ -105,6 +105,14 @@ export const ROUTES = [
     auth: { scope: 'messages:read' },
     body: 'none',
   },
+  {
+    id: 'listTemplates',
+    method: 'GET',
+    path: '/v1/templates',
+    functionId: 'ingest',
+    auth: { scope: 'messages:read' },
+    body: 'none',
+  },
   { id: 'health', method: 'GET', path: '/v1/health', functionId: 'ingest', auth: 'none', body: 'none' },
   /** The OpenAPI 3.1 document (docs/openapi.json), public so that client generators can fetch it. */
   {

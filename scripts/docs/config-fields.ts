@@ -88,7 +88,13 @@ function collect(node: Node, path: string, out: Map<string, Field>): void {
   }
   const field = out.get(path) ?? { path, types: [], rules: [] };
   out.set(path, field);
-  const type = node.type === 'picklist' ? (node.options as unknown[]).map(show).join(' or ') : node.type;
+  // `custom` is a schema checked by a function (a template's body: the msgtype's WeCom body, checked when rendered).
+  const type =
+    node.type === 'picklist'
+      ? (node.options as unknown[]).map(show).join(' or ')
+      : node.type === 'custom'
+        ? 'object'
+        : node.type;
   if (!field.types.includes(type)) field.types.push(type);
 }
 

@@ -18,6 +18,7 @@ import { STATUS } from '#lib/model/index.js';
 import { HOOK_PATHS, HOOK_SCHEMAS } from './hooks.js';
 import { errorResponse, type Json, jsonBody, messageId, RETRY_AFTER, ref, response } from './parts.js';
 import { messageStatusExtras, type OpenApiHelpers, receiptPaths, receiptSchemas } from './receipts.js';
+import { templateParts } from './templates.js';
 
 /** A regex source with the `i` flag, which JSON Schema patterns lack: letters become `[hH]` classes. */
 export function caseInsensitivePattern(source: string): string {
@@ -343,17 +344,19 @@ const RESPONSES: Record<string, Json> = {
  * compared with a fresh build.
  */
 export function buildOpenApiDocument(version: string): Json {
+  const gatewayFields = convert(GatewayFieldsSchema);
+  const templates = templateParts({ gatewayFields, recipients: RECIPIENTS, commonErrors: COMMON_ERRORS });
   const message: Json = {
     type: 'object',
     description:
       'The WeCom message/send body with the same field names, minus agentid, plus app, priority, ' +
       'callback_url and metadata. Unknown fields are rejected.',
-    allOf: [convert(GatewayFieldsSchema), RECIPIENTS, convert(MessageContentSchema)],
+    allOf: [gatewayFields, RECIPIENTS, convert(MessageContentSchema)],
     unevaluatedProperties: false,
   };
   const batch: Json = {
     type: 'object',
-    properties: { messages: { type: 'array', items: ref('MessageRequest'), minItems: 1, maxItems: 100 } },
+    properties: { messages: { type: 'array', items: ref('SendRequest'), minItems: 1, maxItems: 100 } },
     required: ['messages'],
     additionalProperties: false,
   };
@@ -391,7 +394,7 @@ export function buildOpenApiDocument(version: string): Json {
                 'Makes retries safe: the same key and message within idempotencyHours answer the first 202',
             },
           ],
-          requestBody: { required: true, ...jsonBody(ref('MessageRequest')) },
+          requestBody: { required: true, ...jsonBody(ref('SendRequest')) },
           responses: {
             '202': response('Stored and queued', ref('Accepted')),
             ...POST_ERRORS,
@@ -462,6 +465,7 @@ export function buildOpenApiDocument(version: string): Json {
         },
       },
       ...receiptPaths(helpers()),
+      ...templates.paths,
       '/v1/health': {
         get: {
           operationId: 'health',
@@ -490,6 +494,7 @@ export function buildOpenApiDocument(version: string): Json {
         ...RESPONSES,
         ...HOOK_SCHEMAS,
         ...receiptSchemas(helpers()),
+        ...templates.schemas,
       },
     },
   };

@@ -19,6 +19,7 @@ describe('HTTP API', () => {
       'GET /v1/messages/{id}',
       'GET /v1/openapi.json',
       'GET /v1/push/{sendkey}',
+      'GET /v1/templates',
       'GET /v1/wecom/callback/{app}',
       'POST /v1/hooks/{hook}/{token}',
       'POST /v1/messages',
