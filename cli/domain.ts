@@ -10,3 +10,4 @@ export type { AppStateView } from '#lib/ingest/apps.js';
 export { sha256Hex } from '#lib/ingest/auth.js';
 export { TERMINAL_STATUSES } from '#lib/model/index.js';
 export { generateWebhookSecret } from '#lib/webhooks/signature.js';
+export { errcodeHint } from '#lib/wecom/errcodes.js';
