@@ -29,6 +29,8 @@ export interface EditResult {
   stored: boolean;
   /** The file written, for a file edit. */
   file?: string;
+  /** The URL is only `npm start`'s default (none running, no --url): right for the local stack alone. */
+  urlGuessed?: boolean;
 }
 
 /** `--file`, else $GATEWAY_CONFIG, else `npm start`'s `.local/gateway.json` (the same default as `config check`). */
@@ -93,14 +95,16 @@ async function editFile(run: Run, target: EditTarget, edit: Edit): Promise<EditR
   const doc = await readConfigDoc(path);
   edit.apply(doc, label);
   validated(doc.raw, label, edit.flagFor);
-  const apiUrl = target.url ?? (await localApiUrl(run.ctx));
+  const running = target.url ? undefined : (await readStackInfo(join(run.ctx.cwd, '.local')))?.apiUrl;
+  const apiUrl = target.url ?? running ?? DEFAULT_LOCAL_URL;
   await writeFileAtomic(path, configText(doc.raw));
-  return { where: label, apiUrl: apiUrl.replace(/\/+$/, ''), stored: true, file: label };
-}
-
-/** The running `npm start` in this directory, else its default address. */
-async function localApiUrl(ctx: CliContext): Promise<string> {
-  return (await readStackInfo(join(ctx.cwd, '.local')))?.apiUrl ?? DEFAULT_LOCAL_URL;
+  return {
+    where: label,
+    apiUrl: apiUrl.replace(/\/+$/, ''),
+    stored: true,
+    file: label,
+    ...(target.url || running ? {} : { urlGuessed: true }),
+  };
 }
 
 async function editStage(run: Run, target: EditTarget & { stage: string }, edit: Edit): Promise<EditResult> {

@@ -31,7 +31,7 @@ export function initialConfig(stage: InitStage, today: string): Record<string, u
       local
         ? 'apps.ops talks to the local WeCom simulator: any corpId and secret work. Start with: GATEWAY_CONFIG=<this file> npm start'
         : 'Fill in apps.ops: corpId (WeCom admin console: 我的企业 > 企业信息 > 企业ID), agentId and secret (应用管理 > your app > AgentId, Secret).',
-      'API keys: run `wecom-gateway keys create --app ops --name ci` and add the printed entry to apiKeys (it holds only a SHA-256).',
+      'API keys: `wecom-gateway keys create --app ops --name ci --file <this file>` prints a key once and adds its entry (only a SHA-256) to apiKeys.',
       'Webhooks from Alertmanager, Grafana, GitHub…: `wecom-gateway hooks create --source alertmanager --app ops --to <userid> --file <this file>`; one-URL push: `wecom-gateway push-keys create`.',
       'apps.ops.markdownFallback "text": markdown is not shown in the WeChat plugin (微信插件), so it is sent as text; remove it if everyone reads in the WeCom app.',
       local

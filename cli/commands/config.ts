@@ -108,6 +108,7 @@ async function check(run: Run, opts: { file?: string }): Promise<void> {
     })),
     warnings,
   });
+  out.line(`${out.c.green('✓')} ${loaded.file} is a valid gateway config`);
   for (const l of describeConfig(config, out.c)) out.line(l);
   for (const w of warnings) out.warn(w);
 }
@@ -200,7 +201,7 @@ async function init(run: Run, opts: InitOpts): Promise<void> {
       ? [`GATEWAY_CONFIG=${label} npm start`]
       : [`fill in ${todo.join(', ')} (WeCom admin console; see the $comment in the file)`];
   steps.push(
-    `wecom-gateway keys create --app ops --name ci       and add the printed entry to "apiKeys"`,
+    `wecom-gateway keys create --app ops --name ci --file ${label}`,
     `wecom-gateway hooks create --source alertmanager --app ops --to <userid> --file ${label}   (optional)`,
     `wecom-gateway config check --file ${label}`,
   );

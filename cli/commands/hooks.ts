@@ -164,7 +164,12 @@ async function createHook(run: Run, opts: HookOpts): Promise<void> {
   for (const l of vendorHint(opts.source, url, name)) out.line(l);
   out.line();
   out.line(c.dim(afterwards(result.file !== undefined)));
+  if (result.urlGuessed) out.warn(URL_GUESSED);
 }
+
+/** A file may be meant for a deployed stage: its URL is then the stack's ApiUrl, which only --url can say. */
+const URL_GUESSED =
+  "the URL uses npm start's default address; for a deployed stage put its ApiUrl in front of /v1/… (or pass --url, or use --stage)";
 
 const afterwards = (file: boolean): string =>
   file
@@ -223,6 +228,7 @@ async function createPushKey(run: Run, opts: PushKeyOpts): Promise<void> {
   out.line(`  curl -sS '${url}' --data-urlencode 'title=Backup done' --data-urlencode 'desp=**3** files'`);
   out.line();
   out.line(c.dim(afterwards(result.file !== undefined)));
+  if (result.urlGuessed) out.warn(URL_GUESSED);
 }
 
 /** The options every config edit shares: where it goes. */

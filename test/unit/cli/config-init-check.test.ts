@@ -99,6 +99,7 @@ describe('config check', () => {
     const { code, stdout } = await run(['config', 'check', '--file', file]);
 
     expect(code).toBe(0);
+    expect(stdout).toMatch(/^✓ .*c\.json is a valid gateway config\n {2}apps\n {4}ops {2}corp ww1/);
     expect(stdout).toContain('ops  corp ww1, agent 1000002 (no callback, markdown sent as text)');
     expect(stdout).toContain('ci  for ops (messages:write)');
     expect(stdout).toContain(

@@ -14,6 +14,7 @@ import { editStageWith } from '#cli/config-edit.js';
 import { parseConfigJson } from '#lib/config/index.js';
 import { createHookFinder } from '#lib/hooks/auth.js';
 import { createPushKeyMatcher } from '#lib/hooks/push.js';
+import { createAuthenticator } from '#lib/ingest/auth.js';
 import { runInProcess as run } from '#test/helpers/cli-inprocess.js';
 
 /** A hand-written config with things the schema would fill in or reorder, which an edit must leave alone. */
@@ -41,7 +42,7 @@ const tokenOf = (url: string) => url.split('/').pop() as string;
 
 describe('hooks create', () => {
   it('adds the hook with only the token hash, keeps the rest of the file, and the gateway authenticates the URL', async () => {
-    const { code, stdout } = await run(
+    const { code, stdout, stderr } = await run(
       [
         'hooks',
         'create',
@@ -59,6 +60,7 @@ describe('hooks create', () => {
     );
 
     expect(code).toBe(0);
+    expect(stderr).toContain("the URL uses npm start's default address");
     const printed = JSON.parse(stdout);
     expect(printed.url).toMatch(/^http:\/\/127\.0\.0\.1:3000\/v1\/hooks\/alertmanager\/[A-Za-z0-9_-]{32}$/);
     const text = await readFile(file, 'utf8');
@@ -325,5 +327,49 @@ describe('editing a stage (hooks create --stage)', () => {
       ...original,
       pushKeys: [{ name: 'cron', sha256: 'e'.repeat(64), app: 'ops', to: { touser: 'a' } }],
     });
+  });
+});
+
+describe('keys create --file', () => {
+  it('adds the key entry (only its SHA-256) to the file, keeping the rest, and prints the key once', async () => {
+    const { code, stdout } = await run([
+      'keys',
+      'create',
+      '--app',
+      'ops',
+      '--name',
+      'deploy',
+      '--file',
+      file,
+      '--json',
+    ]);
+
+    expect(code).toBe(0);
+    const { key, entry } = JSON.parse(stdout);
+    const text = await readFile(file, 'utf8');
+    expect(text).not.toContain(key);
+    expect(JSON.parse(text)).toEqual({ ...original, apiKeys: [...original.apiKeys, entry] });
+    const config = parseConfigJson(text);
+    expect(createAuthenticator(config.apiKeys)(`Bearer ${key}`)?.name).toBe('deploy');
+  });
+
+  it.each([
+    [
+      ['keys', 'create', '--app', 'opz', '--file', 'gateway.json'],
+      '--app: opz not configured in gateway.json (apps: ops)',
+    ],
+    [
+      ['keys', 'create', '--app', 'ops', '--name', 'ci', '--file', 'gateway.json'],
+      '--name: gateway.json already has an API key "ci"',
+    ],
+    [['keys', 'create', '--app', 'ops', '--region', 'x'], '--region, --profile and --yes need --stage'],
+  ])('%j is a usage error (exit 2) that leaves the file alone: %s', async (argv, message) => {
+    const before = await readFile(file, 'utf8');
+
+    const { code, stderr } = await run(argv, { cwd: dir });
+
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+    expect(await readFile(file, 'utf8')).toBe(before);
   });
 });
