@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { chmod, link, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, type GatewayConfig, parseConfig } from './domain.js';
 import { CliError } from './errors.js';
@@ -81,18 +81,15 @@ export async function writeFileAtomic(
   }
   try {
     await chmod(tmp, mode);
-    if (
-      opts.exclusive &&
-      (await stat(path).then(
-        () => true,
-        () => false,
-      ))
-    ) {
-      throw new CliError('file_exists', `${path} already exists`);
-    }
-    await rename(tmp, path);
+    // link() fails with EEXIST when the target exists, atomically: no check-then-write race with another writer.
+    if (opts.exclusive) await link(tmp, path);
+    else await rename(tmp, path);
   } catch (err) {
-    await rm(tmp, { force: true });
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new CliError('file_exists', `${path} already exists`, [], { cause: err });
+    }
     throw err;
+  } finally {
+    await rm(tmp, { force: true });
   }
 }
