@@ -18,7 +18,10 @@ export interface SectionDiff {
 export interface ConfigDiff {
   apps: SectionDiff;
   apiKeys: SectionDiff;
-  /** Top-level fields other than apps and apiKeys (retentionDays, …) whose value differs. */
+  /** Inbound hooks by name and push keys by name (what `hooks create` / `push-keys create` add). */
+  hooks: SectionDiff;
+  pushKeys: SectionDiff;
+  /** Top-level fields other than the sections above (retentionDays, …) whose value differs. */
   settings: string[];
 }
 
@@ -70,6 +73,7 @@ function keysByName(keys: Json): Map<string, Json> {
   return byName;
 }
 
+/** Apps and hooks: entries of an object, by key. */
 const appsByName = (apps: Json): Map<string, Json> => new Map(isObject(apps) ? Object.entries(apps) : []);
 
 /**
@@ -80,18 +84,21 @@ const appsByName = (apps: Json): Map<string, Json> => new Map(isObject(apps) ? O
 export function diffConfigs(before: Json, after: Json): ConfigDiff {
   const b = isObject(before) ? before : {};
   const a = isObject(after) ? after : {};
-  const { apps: _ba, apiKeys: _bk, ...bSettings } = b;
-  const { apps: _aa, apiKeys: _ak, ...aSettings } = a;
+  const { apps: _ba, apiKeys: _bk, hooks: _bh, pushKeys: _bp, ...bSettings } = b;
+  const { apps: _aa, apiKeys: _ak, hooks: _ah, pushKeys: _ap, ...aSettings } = a;
   return {
     apps: diffSection(appsByName(b.apps), appsByName(a.apps)),
     apiKeys: diffSection(keysByName(b.apiKeys), keysByName(a.apiKeys)),
+    hooks: diffSection(appsByName(b.hooks), appsByName(a.hooks)),
+    pushKeys: diffSection(keysByName(b.pushKeys), keysByName(a.pushKeys)),
     settings: changedFields(bSettings, aSettings),
   };
 }
 
 export const isEmptyDiff = (d: ConfigDiff): boolean =>
-  [d.apps, d.apiKeys].every((s) => s.added.length + s.removed.length + s.changed.length === 0) &&
-  d.settings.length === 0;
+  [d.apps, d.apiKeys, d.hooks, d.pushKeys].every(
+    (s) => s.added.length + s.removed.length + s.changed.length === 0,
+  ) && d.settings.length === 0;
 
 /** Human lines for a diff: `+ app alerts`, `- key old-ci`, `~ app ops: secret, quota.perMinute`. */
 export function describeDiff(
@@ -106,6 +113,8 @@ export function describeDiff(
   };
   section('app', d.apps);
   section('key', d.apiKeys);
+  section('hook', d.hooks);
+  section('push key', d.pushKeys);
   if (d.settings.length > 0) lines.push(c.yellow(`~ settings: ${d.settings.join(', ')}`));
   return lines;
 }

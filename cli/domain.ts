@@ -11,3 +11,4 @@ export { sha256Hex } from '#lib/ingest/auth.js';
 export { renderedProblems } from '#lib/messages/template-check.js';
 export { TERMINAL_STATUSES } from '#lib/model/index.js';
 export { generateWebhookSecret } from '#lib/webhooks/signature.js';
+export { errcodeHint } from '#lib/wecom/errcodes.js';

@@ -4,6 +4,8 @@ import type { CliContext } from './command.js';
 import { registerApps } from './commands/apps.js';
 import { registerConfig } from './commands/config.js';
 import { registerDlq } from './commands/dlq.js';
+import { registerDoctor } from './commands/doctor.js';
+import { registerHooks, registerPushKeys } from './commands/hooks.js';
 import { registerKeys } from './commands/keys.js';
 import { registerSend } from './commands/send.js';
 import { registerSim } from './commands/sim.js';
@@ -17,7 +19,7 @@ import { wantsColor } from './output.js';
 export function buildProgram(ctx: CliContext, argv: readonly string[] = []): Command {
   const program = new Command('wecom-gateway')
     .description(
-      'Operate wecom-gateway: API keys, config, test sends, message status, app health, dead messages, the WeCom simulator.',
+      'Operate wecom-gateway: API keys, config, hooks and push keys, health checks, test sends, message status, app health, dead messages, the WeCom simulator.',
     )
     .version(pkg.version, '-V, --version')
     .option('--json', 'machine-readable output: exactly one JSON document on stdout')
@@ -42,6 +44,10 @@ Environment: WECOM_GATEWAY_URL, WECOM_GATEWAY_KEY (API commands); AWS_PROFILE, A
     );
   registerKeys(program, ctx);
   registerConfig(program, ctx);
+  // Config edits and checks that replace hand-editing (issue 21).
+  registerHooks(program, ctx);
+  registerPushKeys(program, ctx);
+  registerDoctor(program, ctx);
   registerSend(program, ctx);
   registerStatus(program, ctx);
   registerApps(program, ctx);

@@ -1,15 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { DEV_CONFIG_FILE } from '#local/local-dir.js';
 import { action, type CliContext, confirm, type Run, readStdin } from '../command.js';
 import { describeDiff } from '../config-diff.js';
+import { configText, writeFileAtomic } from '../config-file.js';
+import { INIT_STAGES, type InitStage, initialConfig, placeholdersIn } from '../config-init.js';
 import type { PushPlan } from '../config-push.js';
 import { ConfigError, type GatewayConfig, parseConfigJson, renderedProblems } from '../domain.js';
 import { CliError, UsageError } from '../errors.js';
 import { STAGE } from '../stack.js';
-
-/** Same rule as the CDK app's `stage` context (infra/context.ts), so a name that cannot be deployed is a usage error. */
 
 interface LoadedConfig {
   file: string;
@@ -47,8 +47,12 @@ async function loadConfigFile(ctx: CliContext, file: string | undefined): Promis
 }
 
 /** Things the schema allows but an operator most likely did not mean. */
-function warningsFor(config: GatewayConfig): string[] {
+function warningsFor(config: GatewayConfig, text: string): string[] {
   const warnings: string[] = [];
+  const placeholders = placeholdersIn(JSON.parse(text));
+  if (placeholders.length > 0) {
+    warnings.push(`still to fill in (placeholders from config init): ${placeholders.join(', ')}`);
+  }
   const seen = new Map<string, number>();
   for (const k of config.apiKeys) seen.set(k.name, (seen.get(k.name) ?? 0) + 1);
   for (const [name, n] of seen) {
@@ -92,24 +96,136 @@ async function check(run: Run, opts: { file?: string }): Promise<void> {
     return;
   }
   const { config } = loaded;
-  const warnings = warningsFor(config);
+  const warnings = warningsFor(config, loaded.text);
   out.data({
     file: loaded.file,
     valid: true,
     apps: Object.keys(config.apps),
     apiKeys: config.apiKeys.map((k) => ({ name: k.name, apps: k.apps, scopes: k.scopes })),
+    hooks: Object.entries(config.hooks ?? {}).map(([name, h]) => ({
+      name,
+      source: h.source,
+      app: h.app,
+      to: h.to,
+      signed: h.secret !== undefined,
+    })),
+    pushKeys: (config.pushKeys ?? []).map((k) => ({
+      name: k.name,
+      app: k.app,
+      to: k.to,
+      msgtype: k.msgtype,
+    })),
     templates: templateNames(config),
     warnings,
   });
-  const { c } = out;
-  out.line(`${c.green('✓')} ${loaded.file} is a valid gateway config`);
-  out.line(`  apps      ${Object.keys(config.apps).join(', ') || c.dim('(none)')}`);
-  out.line(
-    `  API keys  ${config.apiKeys.map((k) => `${k.name} ${c.dim(`(${k.apps.join(', ')})`)}`).join(', ') || c.dim('(none)')}`,
-  );
-  const templates = templateNames(config);
-  if (templates.length > 0) out.line(`  templates ${templates.join(', ')}`);
+  out.line(`${out.c.green('✓')} ${loaded.file} is a valid gateway config`);
+  for (const l of describeConfig(config, out.c)) out.line(l);
   for (const w of warnings) out.warn(w);
+}
+
+type Recipients = { touser?: unknown; toparty?: unknown; totag?: unknown };
+
+/** `{ touser: 'a|b', toparty: [2] }` → `users a, b; party 2`. */
+export function describeRecipients(to: Recipients): string {
+  const ids = (v: unknown) => (Array.isArray(v) ? v.map(String) : String(v).split('|')).join(', ');
+  const parts: string[] = [];
+  if (to.touser !== undefined)
+    parts.push(`${ids(to.touser) === '@all' ? 'everyone' : `users ${ids(to.touser)}`}`);
+  if (to.toparty !== undefined) parts.push(`parties ${ids(to.toparty)}`);
+  if (to.totag !== undefined) parts.push(`tags ${ids(to.totag)}`);
+  return parts.join('; ');
+}
+
+/** What a valid config sets up, one line per app, key, hook and push key, in plain words (never a value). */
+export function describeConfig(
+  config: GatewayConfig,
+  c: { dim(s: string): string; bold(s: string): string },
+): string[] {
+  const lines: string[] = [];
+  const none = c.dim('(none)');
+  const apps = Object.entries(config.apps);
+  lines.push(`  apps      ${apps.length === 0 ? none : ''}`.trimEnd());
+  for (const [name, app] of apps) {
+    const extras = [
+      app.callback ? 'callback set' : 'no callback',
+      app.markdownFallback ? `markdown sent as ${app.markdownFallback}` : undefined,
+      app.webhook?.url ? 'status webhooks on' : undefined,
+    ].filter(Boolean);
+    lines.push(
+      `    ${c.bold(name)}  corp ${app.corpId}, agent ${app.agentId} ${c.dim(`(${extras.join(', ')})`)}`,
+    );
+  }
+  lines.push(`  API keys  ${config.apiKeys.length === 0 ? none : ''}`.trimEnd());
+  for (const k of config.apiKeys) {
+    lines.push(`    ${c.bold(k.name)}  for ${k.apps.join(', ')} ${c.dim(`(${k.scopes.join(', ')})`)}`);
+  }
+  const hooks = Object.entries(config.hooks ?? {});
+  lines.push(`  hooks     ${hooks.length === 0 ? none : ''}`.trimEnd());
+  for (const [name, h] of hooks) {
+    const signed = h.secret !== undefined ? ', signature checked' : '';
+    const rules = h.rules?.length ? `, ${h.rules.length} routing rule${h.rules.length === 1 ? '' : 's'}` : '';
+    lines.push(
+      `    ${c.bold(name)}  ${h.source} → app ${h.app}, to ${describeRecipients(h.to)} ${c.dim(`(POST /v1/hooks/${name}/<token>${signed}${rules})`)}`,
+    );
+  }
+  const templates = templateNames(config);
+  if (templates.length > 0) lines.push(`  templates ${templates.join(', ')}`);
+  const pushKeys = config.pushKeys ?? [];
+  lines.push(`  push keys ${pushKeys.length === 0 ? none : ''}`.trimEnd());
+  for (const k of pushKeys) {
+    lines.push(
+      `    ${c.bold(k.name)}  → app ${k.app}, to ${describeRecipients(k.to)} ${c.dim(`(/v1/push/<sendkey>, ${k.msgtype})`)}`,
+    );
+  }
+  return lines;
+}
+
+interface InitOpts {
+  stage: InitStage;
+  file?: string;
+  force?: boolean;
+}
+
+async function init(run: Run, opts: InitOpts): Promise<void> {
+  const { out, ctx } = run;
+  const label = opts.file ?? `config.${opts.stage}.json`;
+  const path = resolve(ctx.cwd, label);
+  const doc = initialConfig(opts.stage, new Date().toISOString().slice(0, 10));
+  try {
+    await writeFileAtomic(path, configText(doc), { exclusive: opts.force !== true });
+  } catch (err) {
+    if (err instanceof CliError && err.code === 'file_exists') {
+      throw new CliError(
+        'file_exists',
+        `${label} already exists: pass --force to replace it, or --file for another name`,
+      );
+    }
+    throw err;
+  }
+  const todo = placeholdersIn(doc);
+  out.data({ file: label, stage: opts.stage, fillIn: todo });
+  const { c } = out;
+  out.line(`${c.green('✓')} wrote ${label}, a starting config for stage ${opts.stage}`);
+  out.line();
+  out.line('Next:');
+  const steps =
+    opts.stage === 'local'
+      ? [`GATEWAY_CONFIG=${label} npm start`]
+      : [`fill in ${todo.join(', ')} (WeCom admin console; see the $comment in the file)`];
+  steps.push(
+    `wecom-gateway keys create --app ops --name ci --file ${label}`,
+    `wecom-gateway hooks create --source alertmanager --app ops --to <userid> --file ${label}   (optional)`,
+    `wecom-gateway config check --file ${label}`,
+  );
+  if (opts.stage !== 'local') {
+    steps.push(
+      `wecom-gateway config push --stage ${opts.stage} --file ${label}`,
+      `wecom-gateway doctor --stage ${opts.stage}`,
+    );
+  } else steps.push('wecom-gateway doctor');
+  steps.forEach((s, i) => {
+    out.line(`  ${i + 1}. ${s}`);
+  });
 }
 
 /** `app/id` of every template, each rendered and validated with its examples by the schema already. */
@@ -203,9 +319,21 @@ async function push(run: Run, opts: PushOpts): Promise<void> {
 }
 
 export function registerConfig(program: Command, ctx: CliContext): void {
-  const config = program
-    .command('config')
-    .description('validate the gateway config and push it to a deployed stack');
+  const config = program.command('config').description('start, validate and push the gateway config');
+
+  config
+    .command('init')
+    .description(
+      'write a starting config for a stage, with what to fill in (refuses to overwrite without --force)',
+    )
+    .addOption(
+      new Option('--stage <stage>', 'local (the simulator), dev or prod')
+        .choices(INIT_STAGES)
+        .default('prod'),
+    )
+    .option('-f, --file <path>', 'where to write it (default: config.<stage>.json)')
+    .option('--force', 'replace an existing file')
+    .action(action(ctx, init));
 
   config
     .command('check')

@@ -41,7 +41,20 @@ function validateEntry(entry: KeyEntry): void {
   }
 }
 
-function createKey({ out }: Run, opts: { app: string[]; name?: string; scopes?: string[] }): void {
+interface CreateKeyOpts {
+  app: string[];
+  name?: string;
+  scopes?: string[];
+  /** Add the entry to this config file (or, with `stage`, the stage's secret) instead of printing it to paste. */
+  file?: string;
+  stage?: string;
+  region?: string;
+  profile?: string;
+  yes?: boolean;
+}
+
+async function createKey(run: Run, opts: CreateKeyOpts): Promise<void> {
+  const { out } = run;
   const apps = [...new Set(opts.app)];
   if (apps.length === 0) throw new UsageError('--app: name at least one app');
   const key = newApiKey();
@@ -52,17 +65,56 @@ function createKey({ out }: Run, opts: { app: string[]; name?: string; scopes?: 
     ...(opts.scopes ? { scopes: [...new Set(opts.scopes)] } : {}),
   };
   validateEntry(entry);
-  out.data({ key, entry });
+  const editing = opts.file !== undefined || opts.stage !== undefined;
+  if (!editing && (opts.region || opts.profile || opts.yes)) {
+    throw new UsageError('--region, --profile and --yes need --stage');
+  }
+  let where: string | undefined;
+  if (editing) {
+    // Loaded only for an edit: printing a key stays free of the file and AWS code.
+    const { editConfig } = await import('../config-edit.js');
+    const result = await editConfig(run, opts, {
+      apply: ({ raw }, label) => {
+        const known = Object.keys((raw.apps ?? {}) as Record<string, unknown>);
+        const missing = apps.filter((a) => !known.includes(a));
+        if (missing.length > 0) {
+          throw new UsageError(
+            `--app: ${missing.join(', ')} not configured in ${label} (apps: ${known.join(', ') || 'none'})`,
+          );
+        }
+        const keys = Array.isArray(raw.apiKeys) ? (raw.apiKeys as { name?: unknown }[]) : [];
+        if (keys.some((k) => k.name === entry.name)) {
+          throw new UsageError(
+            `--name: ${label} already has an API key "${entry.name}"; choose another --name`,
+          );
+        }
+        raw.apiKeys = [...keys, entry];
+      },
+      flagFor: () => undefined,
+    });
+    if (!result.stored) {
+      out.line('not stored: the key was not added, and is void');
+      run.ctx.exitCode = 1;
+      return;
+    }
+    where = result.where;
+  }
+  out.data({ key, entry, ...(where ? { stored: where } : {}) });
   const { c } = out;
   out.line(`New API key ${c.bold(entry.name)} for ${apps.map((a) => c.cyan(a)).join(', ')}:`);
   out.line();
   out.line(`  ${c.bold(c.green(key))}`);
   out.line();
   out.line(c.yellow('It is shown only this once: store it in your secret manager now.'));
+  if (where) {
+    out.line(`Its entry (only the key's SHA-256) was added to "apiKeys" in ${where}.`);
+    return;
+  }
   out.line(`Add this entry to "apiKeys" in the gateway config (it holds only the key's SHA-256):`);
   out.line();
   out.line(`  ${JSON.stringify(entry)}`);
   out.line();
+  out.line(c.dim('or let the CLI add it: wecom-gateway keys create … --file <config> (or --stage <stage>)'));
   out.line(
     c.dim('then: wecom-gateway config check --file <config> && wecom-gateway config push --stage <stage>'),
   );
@@ -111,9 +163,17 @@ export function registerKeys(program: Command, ctx: CliContext): void {
       'messages:write, messages:read, messages:recall; repeat or comma-separate (default: all)',
       list,
     )
+    .option('-f, --file <path>', 'add the entry to this config file (atomically) instead of printing it')
+    .option(
+      '--stage <stage>',
+      "add it to the deployed stage's config secret, through config push (diff, confirm)",
+    )
+    .option('--region <region>', 'with --stage: AWS region of the stack')
+    .option('--profile <profile>', 'with --stage: AWS profile')
+    .option('-y, --yes', 'with --stage: push without asking (required when stdin is not a terminal)')
     .addHelpText(
       'after',
-      '\nExample:\n  $ wecom-gateway keys create --app ops --name ci --scopes messages:write',
+      '\nExamples:\n  $ wecom-gateway keys create --app ops --name ci --scopes messages:write\n  $ wecom-gateway keys create --app ops --name ci --file config.prod.json',
     )
     .action(action(ctx, createKey));
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ConfigError } from './errors.js';
+import { plainIssue } from './issues.js';
 import { type GatewayConfig, GatewayConfigSchema } from './schema.js';
 
 /**
@@ -10,10 +11,9 @@ import { type GatewayConfig, GatewayConfigSchema } from './schema.js';
 export function parseConfig(input: unknown, source = 'config'): GatewayConfig {
   const result = v.safeParse(GatewayConfigSchema, input);
   if (result.success) return result.output;
-  const issues = result.issues.map((issue) => ({
-    field: v.getDotPath(issue) ?? '(root)',
-    message: issue.message,
-  }));
+  const issues = result.issues.map((issue) =>
+    plainIssue(GatewayConfigSchema, issue, v.getDotPath(issue) ?? '(root)'),
+  );
   const lines = issues.map((i) => `  ${i.field}: ${i.message}`).join('\n');
   throw new ConfigError(`invalid ${source}:\n${lines}`, issues);
 }

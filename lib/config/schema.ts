@@ -234,6 +234,13 @@ const ApiKeySchema = v.strictObject({
 
 export const GatewayConfigSchema = v.pipe(
   v.strictObject({
+    /**
+     * Notes for the people who edit the file (JSON has no comments; `config init` writes its guidance here). The
+     * gateway ignores it. Only at the top level, so a typo elsewhere is still reported as an unknown field.
+     */
+    $comment: v.optional(
+      v.union([v.string(), v.array(v.string())], 'must be a string or an array of strings'),
+    ),
     // May be empty: a freshly deployed stack's secret holds `{"apps":{},"apiKeys":[]}` until the operator stores
     // the real config; the gateway then starts and answers 401 instead of failing every cold start.
     apps: v.record(v.pipe(v.string(), v.regex(APP_NAME, 'app names are 1-64 of [A-Za-z0-9_-]')), AppSchema),

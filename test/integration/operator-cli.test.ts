@@ -75,7 +75,7 @@ describe('wecom-gateway CLI (as a process, against the local stack)', () => {
     expect(hashed).toMatchObject({ code: 0, stdout: `${created.entry.sha256}\n` });
     expect(good.code, good.stderr).toBe(0);
     expect(good.stdout).toContain('is a valid gateway config');
-    expect(good.stdout).toMatch(/API keys .*ci/);
+    expect(good.stdout).toMatch(/API keys\n(?: {4}.*\n)* {4}ci {2}for ops/);
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout)).toMatchObject({ valid: false });
     expect(JSON.parse(bad.stdout).issues.map((i: { field: string }) => i.field)).toEqual([

@@ -38,6 +38,8 @@ describe('diffConfigs', () => {
         removed: ['old-bot'],
         changed: [{ name: 'ci', fields: ['apps', 'sha256'] }],
       },
+      hooks: { added: [], removed: [], changed: [] },
+      pushKeys: { added: [], removed: [], changed: [] },
       settings: ['retentionDays'],
     });
     expect(describeDiff(diff, plain)).toEqual([
@@ -95,5 +97,40 @@ describe('diffConfigs', () => {
     expect(diff.apps.added).toEqual(['ops', 'legacy']);
     expect(diff.apiKeys.added).toEqual(['ci', 'old-bot']);
     expect(diff.apps.removed).toEqual([]);
+  });
+});
+
+describe('diffConfigs on hooks and push keys', () => {
+  it('names hooks and push keys added, removed and changed, never their token hashes', () => {
+    const sha = (c: string) => c.repeat(64);
+    const hook = (t: string) => ({
+      source: 'alertmanager',
+      app: 'ops',
+      to: { touser: 'a' },
+      tokenSha256: sha(t),
+    });
+    const push = (name: string, t: string) => ({ name, sha256: sha(t), app: 'ops', to: { touser: 'a' } });
+    const base = { apps: { ops: app('s') }, apiKeys: [] };
+    const before = parseConfig({
+      ...base,
+      hooks: { am: hook('a'), old: hook('b') },
+      pushKeys: [push('cron', 'c')],
+    });
+    const after = parseConfig({
+      ...base,
+      hooks: { am: hook('d'), gh: hook('e') },
+      pushKeys: [push('cron', 'c'), push('backup', 'f')],
+    });
+
+    const diff = diffConfigs(before, after);
+
+    expect(describeDiff(diff, plain)).toEqual([
+      '+ hook gh',
+      '- hook old',
+      '~ hook am: tokenSha256',
+      '+ push key backup',
+    ]);
+    expect(JSON.stringify(diff)).not.toContain(sha('d'));
+    expect(isEmptyDiff(diffConfigs(after, after))).toBe(true);
   });
 });
