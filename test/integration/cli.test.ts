@@ -138,16 +138,19 @@ describe('npm start (local/main.ts)', () => {
   });
 
   it('names a port that is taken and how to start anyway, instead of a stack trace', async () => {
+    // The simulator (PORT + 1) listens first: holding its port fails the start there, whatever else PORT meets.
     const taken = createServer().listen(0, '127.0.0.1');
     await once(taken, 'listening');
     const { port } = taken.address() as AddressInfo;
     try {
-      const cli = startCli({ PORT: String(port) });
+      const cli = startCli({ PORT: String(port - 1) });
       running = cli.child;
 
       expect(await cli.exit).toBe(1);
-      expect(cli.output()).toContain(`port ${port} for the API is in use (127.0.0.1:${port})`);
-      expect(cli.output()).toContain(`PORT=${port + 2} npm start`);
+      expect(cli.output()).toContain(
+        `port ${port} for the WeCom simulator (PORT + 1) is in use (127.0.0.1:${port})`,
+      );
+      expect(cli.output()).toContain(`PORT=${port + 1} npm start`);
       expect(cli.output()).not.toContain('setupListenHandle');
     } finally {
       taken.close();
