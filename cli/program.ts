@@ -5,6 +5,7 @@ import { registerApps } from './commands/apps.js';
 import { registerConfig } from './commands/config.js';
 import { registerDlq } from './commands/dlq.js';
 import { registerKeys } from './commands/keys.js';
+import { registerMessages } from './commands/messages.js';
 import { registerSend } from './commands/send.js';
 import { registerSim } from './commands/sim.js';
 import { registerStatus } from './commands/status.js';
@@ -17,7 +18,7 @@ import { wantsColor } from './output.js';
 export function buildProgram(ctx: CliContext, argv: readonly string[] = []): Command {
   const program = new Command('wecom-gateway')
     .description(
-      'Operate wecom-gateway: API keys, config, test sends, message status, app health, dead messages, the WeCom simulator.',
+      'Operate wecom-gateway: API keys, config, test sends, message status and lists, app health, dead messages, the WeCom simulator.',
     )
     .version(pkg.version, '-V, --version')
     .option('--json', 'machine-readable output: exactly one JSON document on stdout')
@@ -44,6 +45,7 @@ Environment: WECOM_GATEWAY_URL, WECOM_GATEWAY_KEY (API commands); AWS_PROFILE, A
   registerConfig(program, ctx);
   registerSend(program, ctx);
   registerStatus(program, ctx);
+  registerMessages(program, ctx);
   registerApps(program, ctx);
   registerDlq(program, ctx);
   registerSim(program, ctx);
