@@ -24,6 +24,28 @@ export interface MessageStatus {
   events?: { at: string; type: string; detail?: string }[];
 }
 
+/** One entry of GET /v1/messages as documented in docs/api.md. */
+export interface MessageSummary {
+  id: string;
+  app: string;
+  status: string;
+  priority?: string;
+  msgtype?: string;
+  touser?: string[];
+  toparty?: string[];
+  totag?: string[];
+  recipients_omitted?: number;
+  attempts?: number;
+  created_at?: string;
+  updated_at?: string;
+  sent_at?: string | null;
+}
+
+export interface MessagePage {
+  messages: MessageSummary[];
+  next_cursor: string | null;
+}
+
 /** GET /v1/apps/{app} as documented in docs/api.md: the gateway's own type. */
 export type AppStatus = AppStateView;
 
@@ -49,6 +71,12 @@ export class GatewayApi {
 
   status(id: string): Promise<MessageStatus> {
     return this.call<MessageStatus>('GET', `/v1/messages/${encodeURIComponent(id)}`);
+  }
+
+  /** One page of GET /v1/messages; `query` holds its parameters (app, status, touser, …, cursor). */
+  messages(query: Record<string, string>): Promise<MessagePage> {
+    const qs = new URLSearchParams(query).toString();
+    return this.call<MessagePage>('GET', `/v1/messages${qs ? `?${qs}` : ''}`);
   }
 
   apps(): Promise<{ apps: { app: string; state: string }[] }> {

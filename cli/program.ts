@@ -7,6 +7,7 @@ import { registerDlq } from './commands/dlq.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerHooks, registerPushKeys } from './commands/hooks.js';
 import { registerKeys } from './commands/keys.js';
+import { registerMessages } from './commands/messages.js';
 import { registerSend } from './commands/send.js';
 import { registerSim } from './commands/sim.js';
 import { registerStatus } from './commands/status.js';
@@ -19,7 +20,7 @@ import { wantsColor } from './output.js';
 export function buildProgram(ctx: CliContext, argv: readonly string[] = []): Command {
   const program = new Command('wecom-gateway')
     .description(
-      'Operate wecom-gateway: API keys, config, hooks and push keys, health checks, test sends, message status, app health, dead messages, the WeCom simulator.',
+      'Operate wecom-gateway: API keys, config, hooks and push keys, health checks, test sends, message status and lists, app health, dead messages, the WeCom simulator.',
     )
     .version(pkg.version, '-V, --version')
     .option('--json', 'machine-readable output: exactly one JSON document on stdout')
@@ -50,6 +51,7 @@ Environment: WECOM_GATEWAY_URL, WECOM_GATEWAY_KEY (API commands); AWS_PROFILE, A
   registerDoctor(program, ctx);
   registerSend(program, ctx);
   registerStatus(program, ctx);
+  registerMessages(program, ctx);
   registerApps(program, ctx);
   registerDlq(program, ctx);
   registerSim(program, ctx);

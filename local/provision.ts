@@ -24,6 +24,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import {
   localQueueName,
+  projectionOf,
   QUEUES,
   type QueueDefinition,
   type QueueId,
@@ -61,21 +62,30 @@ export async function provision(clients: ProvisionClients): Promise<ProvisionedR
   return { tableName, queueUrls, queueArns, ttlEnabled };
 }
 
+// Two indexes may share a sort key (byApp and byRecipient both sort by `listSort`): each attribute is defined once.
 const ATTRIBUTES = [
-  TABLE.partitionKey,
-  TABLE.sortKey,
-  ...TABLE_INDEXES.flatMap((i) => [i.partitionKey, i.sortKey]),
+  ...new Set([
+    TABLE.partitionKey,
+    TABLE.sortKey,
+    ...TABLE_INDEXES.flatMap((i) => [i.partitionKey, i.sortKey]),
+  ]),
 ].map((name) => ({ AttributeName: name, AttributeType: 'S' as const }));
 
 /** The table's indexes (lib/resources `TABLE_INDEXES`), as the CDK table defines them. */
-const INDEXES: GlobalSecondaryIndex[] = TABLE_INDEXES.map((index) => ({
-  IndexName: index.name,
-  KeySchema: [
-    { AttributeName: index.partitionKey, KeyType: 'HASH' },
-    { AttributeName: index.sortKey, KeyType: 'RANGE' },
-  ],
-  Projection: { ProjectionType: index.projection === 'keys' ? 'KEYS_ONLY' : 'ALL' },
-}));
+const INDEXES: GlobalSecondaryIndex[] = TABLE_INDEXES.map((index) => {
+  const projection = projectionOf(index);
+  return {
+    IndexName: index.name,
+    KeySchema: [
+      { AttributeName: index.partitionKey, KeyType: 'HASH' },
+      { AttributeName: index.sortKey, KeyType: 'RANGE' },
+    ],
+    Projection: {
+      ProjectionType: projection.type,
+      ...(projection.nonKeyAttributes ? { NonKeyAttributes: [...projection.nonKeyAttributes] } : {}),
+    },
+  };
+});
 
 async function ensureTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
   try {

@@ -22,6 +22,7 @@ import {
   type IngestDeps,
   listApps,
   listEvents,
+  listMessages,
   listTemplates,
   recallMessage,
   receiveHook,
@@ -63,6 +64,8 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
       results: results.map((r) => ('error' in r ? { index: r.index, error: toErrorBody(r.error) } : r)),
     });
   },
+  listMessages: async (deps, event, apiKey) =>
+    json(200, await listMessages(deps, apiKey, event.queryStringParameters ?? {})),
   getMessage: async (deps, event, apiKey) =>
     json(200, await getMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   recallMessage: async (deps, event, apiKey) =>

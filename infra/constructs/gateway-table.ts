@@ -1,7 +1,7 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLE, TABLE_INDEXES } from '#lib/resources/index.js';
+import { projectionOf, TABLE, TABLE_INDEXES } from '#lib/resources/index.js';
 
 export interface GatewayTableProps {
   /** Production keeps the table (and its data) when the stack or the resource goes away. */
@@ -28,13 +28,18 @@ export class GatewayTable extends Construct {
       encryption: TableEncryptionV2.dynamoOwnedKey(),
       deletionProtection: props.protect,
       removalPolicy: props.removalPolicy,
-      // The card index (a card callback's TaskId → its message) and the events feed (lib/store/event-store.ts).
-      globalSecondaryIndexes: TABLE_INDEXES.map((index) => ({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
-        sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: index.projection === 'keys' ? ProjectionType.KEYS_ONLY : ProjectionType.ALL,
-      })),
+      // The card index (a card callback's TaskId → its message), the events feed (lib/store/event-store.ts) and the
+      // message list by app and by recipient (lib/store/message-list.ts).
+      globalSecondaryIndexes: TABLE_INDEXES.map((index) => {
+        const projection = projectionOf(index);
+        return {
+          indexName: index.name,
+          partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+          sortKey: { name: index.sortKey, type: AttributeType.STRING },
+          projectionType: ProjectionType[projection.type],
+          ...(projection.nonKeyAttributes ? { nonKeyAttributes: [...projection.nonKeyAttributes] } : {}),
+        };
+      }),
     });
   }
 }

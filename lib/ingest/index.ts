@@ -18,6 +18,16 @@ export { type EventView, listEvents } from './events.js';
 export { type HookReceipt, type PushReceipt, receiveHook, receivePush } from './hooks.js';
 export { canonicalJson } from './idempotency.js';
 export { newMessageId } from './ids.js';
+export { listMessages, type MessageListView, type MessageSummaryView, toSummaryView } from './list.js';
+export { decodeListCursor, encodeListCursor, filtersFingerprint } from './list-cursor.js';
+export {
+  DEFAULT_LIST_LIMIT,
+  type ListFilters,
+  type ListRequest,
+  MAX_LIST_LIMIT,
+  parseListQuery,
+  parseRfc3339,
+} from './list-query.js';
 export { recallMessage } from './recall.js';
 export { MAX_BATCH_ITEMS, submitBatch, submitMessage } from './service.js';
 export { getMessage, type MessageStatusView, type WebhookAttemptView } from './status.js';

@@ -20,7 +20,8 @@ export const MAX_BATCH_ITEMS = 100;
 
 /**
  * Accepts one message: validate → check `callback_url` → (claim the Idempotency-Key) → store the record →
- * enqueue. Without an Idempotency-Key that is one DynamoDB write and one SQS send. The record is written before
+ * enqueue. Without an Idempotency-Key that is one DynamoDB write and one SQS send (one more write, before the
+ * record's, for a message to several users: their entries in the recipient index, lib/store `create`). The record is written before
  * the enqueue so a status query never 404s for an id we answered with; if the enqueue fails the client gets a 503,
  * the record is marked failed (never left `queued`) and the Idempotency-Key is released for the retry.
  *

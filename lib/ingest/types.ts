@@ -6,6 +6,7 @@ import type {
   CardCodeStore,
   EventStore,
   IdempotencyStore,
+  MessageList,
   MessageStore,
   PauseStore,
   WebhookLog,
@@ -15,6 +16,8 @@ import type { TokenCache, WecomApi } from '#lib/wecom/index.js';
 export interface IngestDeps {
   config: GatewayConfig;
   messages: MessageStore;
+  /** The message list (`GET /v1/messages`), over the table's list indexes. */
+  messageList: MessageList;
   idempotency: IdempotencyStore;
   queue: MessageQueue;
   logger: Logger;

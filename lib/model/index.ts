@@ -39,6 +39,15 @@ export {
   type WecomReceipt,
 } from './record.js';
 export {
+  type MessageSummary,
+  mayHaveFirstDelivery,
+  PREVIEW_RECIPIENTS,
+  type RecipientsPreview,
+  recipientsPreview,
+  summaryOf,
+  summaryWithFirstDelivery,
+} from './summary.js';
+export {
   applyChange,
   changes,
   type FailedAttempt,

@@ -1,5 +1,6 @@
 // Each function's grants (FUNCTION_ACCESS), re-exported by lib/resources/index.ts.
 import type { FunctionId } from './functions.js';
+import type { IndexName } from './table.js';
 
 /** The WeCom API paths (under `/cgi-bin/`) a function may call. */
 export type WecomCall = 'gettoken' | 'message/send' | 'message/recall' | 'message/update_template_card';
@@ -17,10 +18,11 @@ export const FUNCTION_ACCESS = {
     // PutItem: records, idempotency claims, token lock; BatchWriteItem: a batch POST's records; UpdateItem:
     // status, card response codes; DeleteItem: idempotency release and token lock release/invalidation (recall);
     // GetItem: idempotency replay, token, app pauses and quota counters (GET /v1/apps); Query: a record with its
-    // first delivery (status), a message's events and webhook attempts.
-    table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-    // Query: the events feed (`GET /v1/events`).
-    indexes: ['byFeed'],
+    // first delivery (status), a message's events and webhook attempts; BatchGetItem: the current state of a
+    // listed page's messages (GET /v1/messages: first deliveries, and the records a `touser` page found).
+    table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem'],
+    // Query: the events feed (`GET /v1/events`) and the message list by app or by recipient (`GET /v1/messages`).
+    indexes: ['byFeed', 'byApp', 'byRecipient'],
     lanes: ['SendMessage'],
     // Recall and card updates answer with WeCom's verdict, so they call WeCom while the client waits;
     // gettoken when no other function has cached the app's token.
@@ -71,7 +73,7 @@ export const FUNCTION_ACCESS = {
   {
     table: readonly string[];
     /** Indexes it may Query. */
-    indexes: readonly ('byTask' | 'byFeed')[];
+    indexes: readonly IndexName[];
     lanes: readonly ('SendMessage' | 'ChangeMessageVisibility')[];
     wecom: readonly WecomCall[];
     notify: readonly ('SendMessage' | 'ChangeMessageVisibility')[];

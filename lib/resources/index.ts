@@ -43,4 +43,11 @@ export {
   routeKey,
   routeOf,
 } from './routes.js';
-export { type IndexName, TABLE, TABLE_INDEXES } from './table.js';
+export {
+  type IndexName,
+  type IndexProjection,
+  MESSAGE_SUMMARY_ATTRIBUTES,
+  projectionOf,
+  TABLE,
+  TABLE_INDEXES,
+} from './table.js';

@@ -58,6 +58,14 @@ export const ROUTES = [
     body: 'json',
   },
   {
+    id: 'listMessages',
+    method: 'GET',
+    path: '/v1/messages',
+    functionId: 'ingest',
+    auth: { scope: 'messages:read' },
+    body: 'none',
+  },
+  {
     id: 'getMessage',
     method: 'GET',
     path: '/v1/messages/{id}',

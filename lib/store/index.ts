@@ -18,6 +18,14 @@ export {
 } from './idempotency-store.js';
 export { ATTR, epochSeconds, isExpired, keys } from './keys.js';
 export {
+  DynamoMessageList,
+  type ListPosition,
+  MAX_EXAMINED,
+  type MessageList,
+  type MessageListPage,
+  type MessageListQuery,
+} from './message-list.js';
+export {
   type BatchCreateResult,
   DynamoMessageStore,
   type FirstDeliveryItem,

@@ -17,6 +17,7 @@
  * | webhook attempt | MSG#<id>                                    | HOOK#<at>#<webhook id>#<attempt> |
  * | broadcast reach | DIR#<corpId>#<agentId>#<all|party:id|tag:id> | DIR    |
  * | its refresh lock| DIR#<corpId>#<agentId>#<all|party:id|tag:id> | LOCK   |
+ * | recipient entry | RCPT#<id>#<case-folded userid>               | RCPT   |
  *
  * Every item carries `expiresAt`: messages, their events and attempts from the retention setting, the rest from
  * their own lifetime. An event id is the callback's dedupe key (lib/callback `dedupeKey`: `msg:<MsgId>` or
@@ -26,6 +27,14 @@
  * so a page over the retention period (30 days by default) is one or two Queries. A message's events and
  * attempts share its partition: one Query each lists them, newest first. Template-card records are also in the
  * `byTask` index (lib/resources `TABLE.taskIndex`) under `taskKey`.
+ *
+ * The message list (`GET /v1/messages`, lib/store `message-list.ts`): a record carries `listKey` = `MSGS#<app>` and
+ * `listSort` = `<createdAt>#<id>` (the `byApp` index: an app's messages newest first; the id makes the sort key
+ * unique, so paging never skips or repeats a message accepted in the same millisecond), and, when it lists users,
+ * `toKey` = `MSGTO#<app>#<first user, case-folded>` (the `byRecipient` index). Every further listed user gets a
+ * recipient entry, an item of its own with the same `toKey`/`listSort` pair for that user, written with the record;
+ * it lives as long as the record. Entries are keyed by message and user, not in the message's partition, so the
+ * reads of that partition (a record with its first delivery) never load up to 999 of them.
  */
 export const ATTR = {
   pk: 'pk',
@@ -33,10 +42,15 @@ export const ATTR = {
   expiresAt: 'expiresAt',
 } as const;
 
+/** Sort keys of a message record and of its first delivery, beside it in the message's partition. */
+export const RECORD_SK = 'MSG';
+export const FIRST_DELIVERY_SK = 'SENT';
+const MESSAGE_PK_PREFIX = 'MSG#';
+
 export const keys = {
-  message: (id: string) => ({ pk: `MSG#${id}`, sk: 'MSG' }),
+  message: (id: string) => ({ pk: `${MESSAGE_PK_PREFIX}${id}`, sk: RECORD_SK }),
   /** The outcome of a message's first delivery, beside its record (read together: one Query on pk). */
-  firstDelivery: (id: string) => ({ pk: `MSG#${id}`, sk: 'SENT' }),
+  firstDelivery: (id: string) => ({ pk: `${MESSAGE_PK_PREFIX}${id}`, sk: FIRST_DELIVERY_SK }),
   idempotency: (apiKey: string, keyHash: string) => ({ pk: `IDEM#${apiKey}#${keyHash}`, sk: 'IDEM' }),
   token: (corpId: string, agentId: number) => ({ pk: `TOKEN#${corpId}#${agentId}`, sk: 'TOKEN' }),
   tokenLock: (corpId: string, agentId: number) => ({ pk: `TOKEN#${corpId}#${agentId}`, sk: 'LOCK' }),
@@ -60,7 +74,33 @@ export const keys = {
     pk: `DIR#${corpId}#${agentId}#${target}`,
     sk: 'LOCK',
   }),
+  /** A further listed user of a message (the first is indexed on the record itself). `user` is case-folded. */
+  recipient: (messageId: string, user: string) => ({ pk: `RCPT#${messageId}#${user}`, sk: RECIPIENT_SK }),
 } as const;
+
+/** The sort key of every recipient entry (its partition key alone is unique): tells an entry from a record. */
+export const RECIPIENT_SK = 'RCPT';
+
+/** The `byApp` index partition of an app's messages. */
+export const listPartition = (app: string): string => `MSGS#${app}`;
+/** The `byRecipient` index partition of the messages of an app that list one user (case-folded). */
+export const recipientPartition = (app: string, user: string): string => `MSGTO#${app}#${user}`;
+/**
+ * The sort key both list indexes share: acceptance time, then id. ISO 8601 UTC times of `toISOString` sort as
+ * strings in time order, and a time bound (`2026-12-01T08:00:00.000Z`) sorts before every key of that millisecond.
+ */
+export const listSortKey = (createdAt: string, id: string): string => `${createdAt}#${id}`;
+/** {@link listSortKey} read back; undefined for a value it did not make. */
+export function parseListSortKey(value: unknown): { createdAt: string; id: string } | undefined {
+  if (typeof value !== 'string') return undefined;
+  const hash = value.indexOf('#');
+  if (hash <= 0 || hash === value.length - 1) return undefined;
+  return { createdAt: value.slice(0, hash), id: value.slice(hash + 1) };
+}
+
+/** The message id of an item in a message's partition (record, first delivery); undefined for any other item. */
+export const messageIdOf = (pk: unknown): string | undefined =>
+  typeof pk === 'string' && pk.startsWith(MESSAGE_PK_PREFIX) ? pk.slice(MESSAGE_PK_PREFIX.length) : undefined;
 
 /** The feed index partition of an app's events received in one UTC month (`YYYY-MM`). */
 export const feedPartition = (app: string, month: string): string => `EVENTS#${app}#${month}`;

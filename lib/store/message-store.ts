@@ -1,4 +1,5 @@
 import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { foldUserId } from '#lib/messages/index.js';
 import {
   type FirstDelivery,
   type MessageEvent,
@@ -6,24 +7,30 @@ import {
   newRecord,
   PENDING_STATUSES,
   type RecordOrigin,
+  recipientsPreview,
   type StatusChange,
   type TransitionName,
   withFirstDelivery,
 } from '#lib/model/index.js';
+import { TABLE } from '#lib/resources/index.js';
 import { conditionalWrite, type DocClient, portClient } from './client.js';
-import { StoreRejectedError } from './errors.js';
-import { isExpired, keys } from './keys.js';
+import { StoreRejectedError, StoreUnavailableError } from './errors.js';
+import { isExpired, keys, listPartition, listSortKey, recipientPartition } from './keys.js';
 
 /** Port: where message records live. */
 export interface MessageStore {
-  /** Writes a new record; `exists` when a record with its id is stored already (then nothing is written). */
+  /**
+   * Writes a new record; `exists` when a record with its id is stored already (then the record is not written).
+   * A record listing more than one user first gets its recipient entries (keys.ts), so no record is stored that
+   * `GET /v1/messages?touser=` cannot find.
+   */
   create(record: MessageRecord): Promise<'created' | 'exists'>;
   /**
    * Creates new records (fresh ids) in one BatchWriteItem per 25 — a batch POST's records in 4 requests instead
-   * of 100. Unconditional: BatchWriteItem has no conditions, and a new ULID cannot collide with a stored one.
-   * Returns the ids that were not written (the caller fails them; it never enqueues a message without its record),
-   * and among them those DynamoDB refused as too large (a chunk refused as a whole is written item by item, so
-   * only the offending item is refused).
+   * of 100 — with their recipient entries in the same requests. Unconditional: BatchWriteItem has no conditions,
+   * and a new ULID cannot collide with a stored one. Returns the ids that were not written, record or any entry
+   * (the caller fails them; it never enqueues a message without its record), and among them those DynamoDB refused
+   * as too large (a chunk refused as a whole is written item by item, so only the offending item is refused).
    */
   createBatch(records: MessageRecord[]): Promise<BatchCreateResult>;
   /**
@@ -92,6 +99,52 @@ const ATTR = {
   missedReceive: 'notReachedAtReceive',
 } as const;
 
+/**
+ * Attributes of a record item that only the list indexes read (lib/resources `TABLE.listIndex`,
+ * `TABLE.recipientIndex`): their keys, and the summary fields a record holds only inside `request`. Written once, at
+ * acceptance; never part of the record read back.
+ */
+export const INDEX_ATTR = {
+  listKey: TABLE.listIndex.partitionKey,
+  listSort: TABLE.listIndex.sortKey,
+  toKey: TABLE.recipientIndex.partitionKey,
+  /** `request.msgtype`, top level: an index copies top-level attributes only. */
+  msgtype: 'msgtype',
+  /** lib/model `recipientsPreview` of `request.recipients`. */
+  to: 'to',
+} as const;
+
+/** The list index attributes of a record (keys.ts: the message list). */
+function indexAttributes(record: MessageRecord): Record<string, unknown> {
+  const first = record.request.recipients.touser[0];
+  return {
+    [INDEX_ATTR.listKey]: listPartition(record.app),
+    [INDEX_ATTR.listSort]: listSortKey(record.createdAt, record.id),
+    ...(first !== undefined ? { [INDEX_ATTR.toKey]: recipientPartition(record.app, foldUserId(first)) } : {}),
+    [INDEX_ATTR.msgtype]: record.request.msgtype,
+    [INDEX_ATTR.to]: recipientsPreview(record.request.recipients),
+  };
+}
+
+/**
+ * The recipient entries of a record: one per listed user after the first (whom the record's own `toKey` indexes),
+ * with what the `byRecipient` index copies. Userids are case-folded: WeCom's are case-insensitive, and validation
+ * keeps one spelling per member, so each entry's key is unique.
+ */
+function recipientEntries(record: MessageRecord): Record<string, unknown>[] {
+  return record.request.recipients.touser.slice(1).map((user) => {
+    const folded = foldUserId(user);
+    return {
+      ...keys.recipient(record.id, folded),
+      [INDEX_ATTR.toKey]: recipientPartition(record.app, folded),
+      [INDEX_ATTR.listSort]: listSortKey(record.createdAt, record.id),
+      id: record.id,
+      [INDEX_ATTR.msgtype]: record.request.msgtype,
+      expiresAt: record.expiresAt,
+    };
+  });
+}
+
 /** The item a record is stored as: its keys, its fields, the markers under their stored names ({@link ATTR}). */
 function toItem(record: MessageRecord): Record<string, unknown> {
   const { inDoubt, missed, ...rest } = record;
@@ -100,6 +153,7 @@ function toItem(record: MessageRecord): Record<string, unknown> {
     ...rest,
     ...(inDoubt ? { [ATTR.inDoubt]: true, [ATTR.inDoubtSince]: inDoubt.since } : {}),
     ...(missed ? { [ATTR.missed]: false, [ATTR.missedReceive]: missed.receive } : {}),
+    ...indexAttributes(record),
   };
 }
 
@@ -112,6 +166,11 @@ function fromItem(item: Record<string, unknown>): MessageRecord {
     [ATTR.inDoubtSince]: since,
     [ATTR.missed]: missed,
     [ATTR.missedReceive]: receive,
+    [INDEX_ATTR.listKey]: _listKey,
+    [INDEX_ATTR.listSort]: _listSort,
+    [INDEX_ATTR.toKey]: _toKey,
+    [INDEX_ATTR.msgtype]: _msgtype,
+    [INDEX_ATTR.to]: _to,
     ...rest
   } = item;
   const record = rest as unknown as MessageRecord;
@@ -134,6 +193,15 @@ export class DynamoMessageStore implements MessageStore {
   }
 
   async create(record: MessageRecord): Promise<'created' | 'exists'> {
+    const entries = recipientEntries(record);
+    if (entries.length > 0) {
+      // Entries before the record: a record never exists without them, while an entry whose record failed to be
+      // written is harmless (the list skips an entry without a record). Plain puts, safe to repeat.
+      const unwritten = await this.batchPut(entries.map((item) => ({ id: record.id, item })));
+      if (unwritten.length > 0) {
+        throw new StoreUnavailableError({ cause: new Error('recipient entries left unprocessed') });
+      }
+    }
     const written = await conditionalWrite(
       this.db.send(
         new PutCommand({
@@ -171,7 +239,10 @@ export class DynamoMessageStore implements MessageStore {
   async createBatch(records: MessageRecord[]): Promise<BatchCreateResult> {
     const tooLarge: string[] = [];
     const unwritten = await this.batchPut(
-      records.map((r) => ({ id: r.id, item: toItem(r) })),
+      records.flatMap((r) => [
+        { id: r.id, item: toItem(r) },
+        ...recipientEntries(r).map((item) => ({ id: r.id, item })),
+      ]),
       async (chunk) => {
         // One item over 400 KB makes DynamoDB refuse the whole BatchWriteItem: write the chunk one by one instead.
         const ids = await Promise.all(
@@ -188,7 +259,8 @@ export class DynamoMessageStore implements MessageStore {
         return ids.filter((id): id is string => id !== undefined);
       },
     );
-    return { unwritten, tooLarge };
+    // A message counts once, whichever of its items (record, entries) were not written.
+    return { unwritten: [...new Set(unwritten)], tooLarge };
   }
 
   async putFirstDeliveries(deliveries: FirstDeliveryItem[]): Promise<string[]> {

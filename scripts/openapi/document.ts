@@ -11,10 +11,11 @@ import { type JsonSchema, type OverrideActionContext, toJsonSchema } from '@vali
 import type * as v from 'valibot';
 import { MAX_BODY_BYTES } from '#functions/ingest/app.js';
 import type { AppState } from '#lib/ingest/apps.js';
-import { LIMITS } from '#lib/messages/index.js';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '#lib/ingest/list-query.js';
+import { LIMITS, MSG_TYPES } from '#lib/messages/index.js';
 import { GatewayFieldsSchema } from '#lib/messages/schemas/gateway.js';
 import { MessageContentSchema } from '#lib/messages/schemas/message.js';
-import { STATUS } from '#lib/model/index.js';
+import { PREVIEW_RECIPIENTS, STATUS } from '#lib/model/index.js';
 import { HOOK_PATHS, HOOK_SCHEMAS } from './hooks.js';
 import { errorResponse, type Json, jsonBody, messageId, RETRY_AFTER, ref, response } from './parts.js';
 import { messageStatusExtras, type OpenApiHelpers, receiptPaths, receiptSchemas } from './receipts.js';
@@ -244,6 +245,58 @@ const RESPONSES: Record<string, Json> = {
     },
     required: ['id', 'app', 'status', 'priority', 'attempts', 'created_at', 'updated_at', 'error', 'events'],
   },
+  MessageSummary: {
+    type: 'object',
+    description:
+      'A message in a list: a subset of its status (GET /v1/messages/{id}) and whom it is for, never its content',
+    properties: {
+      id: messageId.schema,
+      app: { type: 'string' },
+      status: { enum: Object.values(STATUS) },
+      priority: { enum: ['high', 'normal'] },
+      msgtype: { enum: [...MSG_TYPES] },
+      touser: { type: 'array', items: { type: 'string' }, maxItems: PREVIEW_RECIPIENTS },
+      toparty: { type: 'array', items: { type: 'string' }, maxItems: PREVIEW_RECIPIENTS },
+      totag: { type: 'array', items: { type: 'string' }, maxItems: PREVIEW_RECIPIENTS },
+      recipients_omitted: {
+        type: 'integer',
+        minimum: 0,
+        description: `Recipients beyond the first ${PREVIEW_RECIPIENTS} of each kind, not listed`,
+      },
+      attempts: { type: 'integer', minimum: 0 },
+      created_at: { type: 'string', format: 'date-time' },
+      updated_at: { type: 'string', format: 'date-time' },
+      sent_at: nullable({ type: 'string', format: 'date-time' }),
+    },
+    required: [
+      'id',
+      'app',
+      'status',
+      'priority',
+      'msgtype',
+      'touser',
+      'toparty',
+      'totag',
+      'recipients_omitted',
+      'attempts',
+      'created_at',
+      'updated_at',
+      'sent_at',
+    ],
+    additionalProperties: false,
+  },
+  MessagePage: {
+    type: 'object',
+    properties: {
+      messages: { type: 'array', items: ref('MessageSummary'), maxItems: MAX_LIST_LIMIT },
+      next_cursor: {
+        type: ['string', 'null'],
+        description: 'Pass as cursor, with the same filters, for the next page; null at the end of the list',
+      },
+    },
+    required: ['messages', 'next_cursor'],
+    additionalProperties: false,
+  },
   Recalled: {
     type: 'object',
     properties: { status: { const: STATUS.recalled } },
@@ -382,6 +435,65 @@ export function buildOpenApiDocument(version: string): Json {
     security: [{ bearerAuth: [] }],
     paths: {
       '/v1/messages': {
+        get: {
+          operationId: 'listMessages',
+          summary: "List an app's messages, newest first, by status, recipient, type and time",
+          description:
+            'One page per call. A filtered page may hold fewer than limit messages (even none) while next_cursor ' +
+            'is not null: follow next_cursor to the end. Scope messages:read.',
+          parameters: [
+            {
+              name: 'app',
+              in: 'query',
+              schema: { type: 'string' },
+              description: 'Required when the key may read more than one app; default: the key’s only app',
+            },
+            {
+              name: 'status',
+              in: 'query',
+              schema: { type: 'string' },
+              description: `One or more statuses, comma-separated: ${Object.values(STATUS).join(', ')}`,
+            },
+            {
+              name: 'touser',
+              in: 'query',
+              schema: { type: 'string', minLength: 1, 'x-max-bytes': R.maxUserIdBytes },
+              description: 'One userid the message lists in touser (any of them), compared without case',
+            },
+            { name: 'msgtype', in: 'query', schema: { enum: [...MSG_TYPES] } },
+            {
+              name: 'since',
+              in: 'query',
+              schema: { type: 'string', format: 'date-time' },
+              description: 'Accepted at or after this RFC 3339 time',
+            },
+            {
+              name: 'until',
+              in: 'query',
+              schema: { type: 'string', format: 'date-time' },
+              description: 'Accepted before this RFC 3339 time; not before since',
+            },
+            {
+              name: 'limit',
+              in: 'query',
+              schema: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT },
+            },
+            {
+              name: 'cursor',
+              in: 'query',
+              schema: { type: 'string' },
+              description: 'next_cursor of the previous page, with the same filters',
+            },
+          ],
+          responses: {
+            '200': response('A page of messages', ref('MessagePage')),
+            '400': errorResponse(
+              'A bad parameter (each detail names it): status, touser, msgtype, since, until, limit, cursor, ' +
+                'a missing app, an unknown parameter',
+            ),
+            ...COMMON_ERRORS,
+          },
+        },
         post: {
           operationId: 'sendMessage',
           summary: 'Send a message',

@@ -12,6 +12,9 @@ import {
   type ClaimResult,
   type IdempotencyEntry,
   type IdempotencyStore,
+  type MessageList,
+  type MessageListPage,
+  type MessageListQuery,
   type MessageStore,
   StoreUnavailableError,
 } from '#lib/store/index.js';
@@ -62,6 +65,16 @@ export class FakeMessageStore implements MessageStore {
     const changed = r && applyChange(r, c);
     if (changed) this.records.set(id, changed);
     return changed !== undefined;
+  }
+}
+
+/** The message list's port: records every query and answers the page a test set (default: empty, the end). */
+export class FakeMessageList implements MessageList {
+  readonly queries: MessageListQuery[] = [];
+  page: MessageListPage = { messages: [] };
+  async list(query: MessageListQuery) {
+    this.queries.push(structuredClone(query));
+    return structuredClone(this.page);
   }
 }
 
@@ -172,6 +185,7 @@ export const fakeConfig = (overrides: Partial<GatewayConfig> = {}): GatewayConfi
 export interface FakeIngest {
   deps: IngestDeps;
   messages: FakeMessageStore;
+  messageList: FakeMessageList;
   queue: FakeQueue;
   idempotency: FakeIdempotencyStore;
   recalls: string[];
@@ -193,6 +207,7 @@ export function fakeIngest(
   } = {},
 ): FakeIngest {
   const messages = new FakeMessageStore();
+  const messageList = new FakeMessageList();
   const queue = new FakeQueue();
   const idempotency = new FakeIdempotencyStore();
   const recalls: string[] = [];
@@ -215,6 +230,7 @@ export function fakeIngest(
   const deps: IngestDeps = {
     config: opts.config ?? fakeConfig(),
     messages,
+    messageList,
     idempotency,
     queue,
     logger: createLogger({ service: 'test' }, { write: (line) => logs.push(line) }),
@@ -229,7 +245,17 @@ export function fakeIngest(
     urlGuard: opts.urlGuard ?? { assertSafe: async () => undefined },
     ...(opts.now ? { now: opts.now } : {}),
   };
-  return { deps, messages, queue, idempotency, recalls, cardUpdates, tokenFetches: () => fetches, logs };
+  return {
+    deps,
+    messages,
+    messageList,
+    queue,
+    idempotency,
+    recalls,
+    cardUpdates,
+    tokenFetches: () => fetches,
+    logs,
+  };
 }
 
 /** The `ops-key` API key of {@link fakeConfig}: may write, read and recall for app `ops`. */

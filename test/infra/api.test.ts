@@ -16,6 +16,7 @@ describe('HTTP API', () => {
       'GET /v1/apps/{app}',
       'GET /v1/events',
       'GET /v1/health',
+      'GET /v1/messages',
       'GET /v1/messages/{id}',
       'GET /v1/openapi.json',
       'GET /v1/push/{sendkey}',

@@ -65,9 +65,9 @@ describe('Callback and notify functions', () => {
       ],
       Projection: { ProjectionType: projection },
     });
-    expect(table?.Properties.GlobalSecondaryIndexes).toEqual([
-      index(TABLE.taskIndex, 'KEYS_ONLY'),
-      index(TABLE.feedIndex, 'ALL'),
-    ]);
+    const indexes = table?.Properties.GlobalSecondaryIndexes as { IndexName: string }[];
+    expect(
+      indexes.filter((i) => [TABLE.taskIndex.name, TABLE.feedIndex.name].includes(i.IndexName as never)),
+    ).toEqual([index(TABLE.taskIndex, 'KEYS_ONLY'), index(TABLE.feedIndex, 'ALL')]);
   });
 });

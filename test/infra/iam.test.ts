@@ -33,6 +33,9 @@ describe('IAM least privilege', () => {
       table: arnOf(table as string),
       taskIndex: { 'Fn::Join': ['', [arnOf(table as string), `/index/${TABLE.taskIndex.name}`]] },
       feedIndex: { 'Fn::Join': ['', [arnOf(table as string), `/index/${TABLE.feedIndex.name}`]] },
+      listIndexes: [TABLE.listIndex.name, TABLE.recipientIndex.name].map((name) => ({
+        'Fn::Join': ['', [arnOf(table as string), `/index/${name}`]],
+      })),
       secret: { Ref: secret as string },
       lanes: lanes.map((q) => arnOf(logicalId(gateway, q))),
       notify: queue('notify'),
@@ -60,11 +63,31 @@ describe('IAM least privilege', () => {
         'dynamodb:UpdateItem',
         'dynamodb:DeleteItem',
         'dynamodb:BatchWriteItem',
+        'dynamodb:BatchGetItem',
         'dynamodb:Query',
         'sqs:SendMessage',
         'secretsmanager:GetSecretValue',
       ]),
     );
+  });
+
+  it('lets ingest only Query the message list indexes, and no other function touch them', () => {
+    const { listIndexes, feedIndex } = ids();
+    const onIndexes = (fn: GatewayFunction) =>
+      statements(fn).filter((st) => resourcesOf([st]).some((r) => JSON.stringify(r).includes('/index/')));
+    const ingest = onIndexes(gateway.stack.ingest);
+
+    expect(actionsOf(ingest)).toEqual(['dynamodb:Query']);
+    expect(distinct(resourcesOf(ingest))).toEqual(distinct([feedIndex, ...listIndexes]));
+    for (const fn of [gateway.stack.sender, gateway.stack.callback, gateway.stack.notify]) {
+      const granted = JSON.stringify(resourcesOf(onIndexes(fn)));
+      for (const index of listIndexes) expect(granted).not.toContain(JSON.stringify(index));
+    }
+    // BatchGetItem (a page's current state) on the table itself, never on an index.
+    const batchGets = statements(gateway.stack.ingest).filter((st) =>
+      actionsOf([st]).includes('dynamodb:BatchGetItem'),
+    );
+    expect(distinct(batchGets.flatMap((st) => resourcesOf([st])))).toEqual(distinct([ids().table]));
   });
 
   it('does not let ingest scan the table, query the card index, nor change message visibility', () => {
@@ -134,9 +157,16 @@ describe('IAM least privilege', () => {
     'scopes the %s policy to the table, lanes, notify queue, secret and its own logs',
     (name) => {
       const fn = gateway.stack[name];
-      const { table, feedIndex, secret, lanes, notify, logGroup } = ids();
+      const { table, feedIndex, listIndexes, secret, lanes, notify, logGroup } = ids();
       expect(distinct(resourcesOf(statements(fn)))).toEqual(
-        distinct([table, secret, ...lanes, notify, logGroup(fn), ...(name === 'ingest' ? [feedIndex] : [])]),
+        distinct([
+          table,
+          secret,
+          ...lanes,
+          notify,
+          logGroup(fn),
+          ...(name === 'ingest' ? [feedIndex, ...listIndexes] : []),
+        ]),
       );
     },
   );

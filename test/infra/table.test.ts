@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TABLE } from '#lib/resources/index.js';
+import { MESSAGE_SUMMARY_ATTRIBUTES, TABLE } from '#lib/resources/index.js';
 import { SYNTH_TIMEOUT_MS, type SynthesizedGateway, synthGateway } from './synth.js';
 
 // TableV2 synthesizes as AWS::DynamoDB::GlobalTable with one replica in the stack's region.
@@ -8,6 +8,8 @@ const TABLE_TYPE = 'AWS::DynamoDB::GlobalTable';
 interface GlobalTableResource {
   readonly Properties: {
     readonly KeySchema: unknown;
+    readonly GlobalSecondaryIndexes: { IndexName: string; KeySchema: unknown; Projection: unknown }[];
+    readonly AttributeDefinitions: { AttributeName: string; AttributeType: string }[];
     readonly TimeToLiveSpecification: unknown;
     readonly BillingMode: string;
     readonly Replicas: { PointInTimeRecoverySpecification?: unknown; DeletionProtectionEnabled?: boolean }[];
@@ -34,6 +36,34 @@ describe('Table', () => {
     expect(onlyTable(dev).Properties.KeySchema).toEqual([
       { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
       { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+    ]);
+  });
+
+  it('indexes messages by app and by recipient, each copying only what a list page reads', () => {
+    const indexes = onlyTable(dev).Properties.GlobalSecondaryIndexes;
+    const byName = (name: string) => indexes.find((i) => i.IndexName === name);
+
+    expect(byName(TABLE.listIndex.name)).toEqual({
+      IndexName: 'byApp',
+      KeySchema: [
+        { AttributeName: 'listKey', KeyType: 'HASH' },
+        { AttributeName: 'listSort', KeyType: 'RANGE' },
+      ],
+      // Never the message's content (`request`), its receipt or its events.
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...MESSAGE_SUMMARY_ATTRIBUTES] },
+    });
+    expect(byName(TABLE.recipientIndex.name)).toEqual({
+      IndexName: 'byRecipient',
+      KeySchema: [
+        { AttributeName: 'toKey', KeyType: 'HASH' },
+        { AttributeName: 'listSort', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['id', 'msgtype', 'expiresAt'] },
+    });
+    // The shared sort key is one string attribute.
+    const defined = onlyTable(dev).Properties.AttributeDefinitions;
+    expect(defined.filter((a) => a.AttributeName === 'listSort')).toEqual([
+      { AttributeName: 'listSort', AttributeType: 'S' },
     ]);
   });
 

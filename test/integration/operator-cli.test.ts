@@ -9,7 +9,7 @@ import { parseConfig } from '#lib/config/index.js';
 import { newDevKey } from '#local/dev-config.js';
 import { testConfig } from '#local/harness/config.js';
 import { cli, start } from '#test/helpers/cli.js';
-import { startTestGateway, type TestGateway, waitFor } from '#test/helpers/gateway.js';
+import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
 
 /** The operator CLI as a process (test/helpers/cli.ts), against a local stack started here. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for ANSI escape sequences is the point
@@ -154,6 +154,50 @@ describe('wecom-gateway CLI (as a process, against the local stack)', () => {
     expect(unreachable.stderr).toContain(`cannot reach ${closed}: connection refused`);
     expect(JSON.parse(unreachable.stdout)).toMatchObject({ error: { code: 'unreachable' } });
     for (const run of [invalid, forbidden, missing, unreachable]) expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('messages list finds messages by recipient, newest first, a page at a time or --all', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push((await gw.post('/v1/messages', text(`list ${i}`, 'CLI-Lister'))).body.id);
+    const target = ['--url', gw.stack.apiUrl, '--key', gw.key];
+
+    const [page, all, bad] = await Promise.all([
+      cli(['messages', 'list', '--to', 'cli-lister', '--limit', '2', ...target]),
+      cli([
+        'messages',
+        'list',
+        '--to',
+        'CLI-LISTER',
+        '--since',
+        '1h',
+        '--limit',
+        '2',
+        '--all',
+        '--json',
+        ...target,
+      ]),
+      cli(['messages', 'list', '--status', 'delivered', ...target]),
+    ]);
+
+    expect(page.code, page.stderr).toBe(0);
+    expect(
+      page.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[0]),
+    ).toEqual([ids[2], ids[1]]);
+    expect(page.stdout).toMatch(
+      / {2}(queued|deferred|sent) {2}app ops · text · to CLI-Lister · \d+ attempts? · accepted 20/,
+    );
+    expect(page.stderr).toMatch(/more: add --cursor \S+ \(or --all\)/);
+    expect(all.code, all.stderr).toBe(0);
+    const listed = JSON.parse(all.stdout);
+    expect(listed.messages.map((m: { id: string }) => m.id)).toEqual([...ids].reverse());
+    expect(listed.next_cursor).toBeNull();
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('400 invalid_request');
+    expect(bad.stderr).toContain('status');
   });
 
   it('answers bad arguments to every command with a usage message on stderr and exit code 2', async () => {

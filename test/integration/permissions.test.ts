@@ -18,7 +18,8 @@ import { sealCallback, wecomXml } from '#test/helpers/wecom-callback.js';
  * there, since that list is what puts a function behind the trusted IP in AWS.
  * The scenario walks the paths that use the less common operations: idempotent replays, recall after WeCom
  * invalidated the token (lock, delete), retries, 45009 pauses, deferrals and first-delivery batch writes, and
- * the callback loop: a card press, its webhooks, a card update, the listings, a callback WeCom sends twice.
+ * the callback loop: a card press, its webhooks, a card update, the listings (events, messages), a callback WeCom
+ * sends twice.
  */
 describe('IAM grants cover what the functions really call', () => {
   let gw: TestGateway;
@@ -71,6 +72,9 @@ describe('IAM grants cover what the functions really call', () => {
     ).toBe(200);
     expect((await gw.get(`/v1/messages/${card.body.id}`)).body.webhook_attempts.length).toBeGreaterThan(0);
     expect((await gw.get('/v1/events?app=ops')).status).toBe(200);
+    // The message list: its index Queries and the BatchGetItem of the page's current state, by app and recipient.
+    expect((await gw.get('/v1/messages?status=sent')).body.messages.length).toBeGreaterThan(0);
+    expect((await gw.get('/v1/messages?touser=PERM-1')).body.messages.length).toBeGreaterThan(0);
     const twice = sealCallback(
       { ...TEST_CALLBACK, corpId: TEST_CORP_ID },
       wecomXml({
@@ -102,6 +106,7 @@ describe('IAM grants cover what the functions really call', () => {
     }
     // The scenario really reached the operations that are easy to forget.
     expect(observed.ingest).toHaveProperty('DeleteItem');
+    expect(observed.ingest).toHaveProperty('BatchGetItem');
     expect(observed.sender).toHaveProperty('BatchWriteItem');
     expect(observed.sender).toHaveProperty('DeleteItem');
     expect(observed.callback).toHaveProperty('Query');
