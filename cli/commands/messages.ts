@@ -1,9 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { GatewayApi, type MessagePage, type MessageSummary } from '../api.js';
 import { action, type CliContext, list, type Run } from '../command.js';
-import type { Colors, Output } from '../output.js';
+import type { Output } from '../output.js';
 import { resolveTarget } from '../target.js';
-import { addTargetOptions } from './status.js';
+import { addTargetOptions, paint } from './status.js';
 
 /** The gateway's page size limit (GET /v1/messages `limit`). */
 const MAX_PAGE = 100;
@@ -30,15 +30,6 @@ const pageSize = (value: string): number => {
   }
   return n;
 };
-
-const paint = (c: Colors, status: string): string =>
-  status === 'sent' || status === 'recalled'
-    ? c.green(status)
-    : status === 'failed' || status === 'dead' || status === 'expired'
-      ? c.red(status)
-      : status === 'deferred'
-        ? c.yellow(status)
-        : c.cyan(status);
 
 /** `alice, bob, party 2 +3`: whom a list entry names. */
 function recipients(m: MessageSummary): string {

@@ -12,7 +12,8 @@ const DELIVERED = new Set(['sent', 'recalled']);
 
 export const isTerminal = (status: string): boolean => TERMINAL_STATUSES.has(status as never);
 
-const paint = (c: Colors, status: string): string =>
+/** A status in its colour: delivered green, undelivered red, waiting yellow, the rest cyan. */
+export const paint = (c: Colors, status: string): string =>
   DELIVERED.has(status)
     ? c.green(status)
     : status === 'failed' || status === 'dead' || status === 'expired'
