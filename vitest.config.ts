@@ -25,6 +25,8 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
+      // Real chromium through Playwright (test/helpers/browser.ts: skipped with a notice where it is missing).
+      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'] } },
       {
         extends: true,
         // Synthesizes every stack variant once per run, for all infra files (test/infra/synth.ts).

@@ -7,7 +7,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * end); infra next, whose stack variants are synthesized meanwhile in a process of its own (test/infra/synth.ts)
  * instead of two workers waiting for them; unit last, hundreds of short files that fill the workers up to the end.
  */
-const PROJECT_ORDER = ['integration', 'infra', 'unit'];
+const PROJECT_ORDER = ['integration', 'browser', 'infra', 'unit'];
 
 export class ProjectOrderSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
