@@ -214,6 +214,20 @@ const AppSchema = v.strictObject({
   broadcast: v.optional(BroadcastSchema),
   /** Message templates by id, sent with `template` + `variables` (lib/config/templates-schema.ts). */
   templates: v.optional(TemplatesSchema),
+  /**
+   * Long text and markdown of this app is split into ordered parts unless a message says `"split": false`
+   * (docs/guides/long-content.md). Absent: only messages that say `"split": true` are split.
+   */
+  split: v.optional(v.boolean('must be true or false')),
+  /** The most parts one split message may become (default 10): each part is a send to every recipient. */
+  splitMaxParts: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer('must be a whole number'),
+      v.minValue(2, 'must be at least 2'),
+      v.maxValue(30, 'must be at most 30: WeCom takes 30 messages a minute from an app to one member'),
+    ),
+  ),
 });
 
 const APP_NAME = /^[A-Za-z0-9_-]{1,64}$/;

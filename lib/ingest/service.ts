@@ -1,5 +1,5 @@
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
-import { type MessageRequest, validateMessageRequest } from '#lib/messages/index.js';
+import { DEFAULT_SPLIT_MAX_PARTS, type MessageRequest, validateMessageRequest } from '#lib/messages/index.js';
 import {
   createUrlGuard,
   LookupUnavailableError,
@@ -37,8 +37,18 @@ export async function submitMessage(
   const req = validate(deps, apiKey, body);
   authorizeApp(apiKey, req.app);
   await checkCallbackUrl(deps, req);
-  return acceptOne(deps, apiKey, req, idempotencyKey === undefined ? undefined : { key: idempotencyKey });
+  const accepted = await acceptOne(
+    deps,
+    apiKey,
+    req,
+    idempotencyKey === undefined ? undefined : { key: idempotencyKey },
+  );
+  return withParts(accepted, req);
 }
+
+/** The answer says how many parts a split message became (a replay of one too: it is the same request). */
+export const withParts = <T extends object>(accepted: T, req: MessageRequest): T =>
+  req.segments ? { ...accepted, parts: req.segments.length } : accepted;
 
 /**
  * Accepts one validated message: (claim the Idempotency-Key) → store the record → enqueue; the key is marked
@@ -113,7 +123,7 @@ export async function submitBatch(
           ? { index: v.index, error: new RetryLaterError('could not queue the message; retry') }
           : a instanceof Error
             ? { index: v.index, error: a }
-            : { index: v.index, id: v.id, status: 'queued' },
+            : withParts({ index: v.index, id: v.id, status: 'queued' as const }, v.req),
       );
     });
   }
@@ -156,7 +166,8 @@ function batchItems(body: unknown, idempotencyKey: string | undefined): unknown[
  * Validates a message body as every ingest route does (POST /v1/messages, batch items, hooks, push): a body that
  * names a template is rendered first (at acceptance, so the record, the queue and an Idempotency-Key's comparison
  * hold the rendered message, and a later edit of the template changes no accepted message); then with the app's
- * `markdownFallback`, so a markdown message of such an app is queued as the text or textcard members see.
+ * `markdownFallback`, so a markdown message of such an app is queued as the text or textcard members see; long
+ * content is split into parts when the message or its app asks for it.
  */
 export function validate(deps: IngestDeps, principal: Principal, body: unknown): MessageRequest {
   const { apps } = deps.config;
@@ -167,6 +178,12 @@ export function validate(deps: IngestDeps, principal: Principal, body: unknown):
   const result = validateMessageRequest(body, {
     markdownFallback: (app) => (Object.hasOwn(apps, app) ? apps[app]?.markdownFallback : undefined),
     templates: (app) => (Object.hasOwn(apps, app) ? apps[app]?.templates : undefined),
+    split: (app) => {
+      const config = Object.hasOwn(apps, app) ? apps[app] : undefined;
+      return config
+        ? { byDefault: config.split ?? false, maxParts: config.splitMaxParts ?? DEFAULT_SPLIT_MAX_PARTS }
+        : undefined;
+    },
   });
   if (!result.ok) throw new InvalidRequestError('invalid_message', 'the message is invalid', result.issues);
   return result.value;

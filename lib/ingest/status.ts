@@ -47,7 +47,15 @@ export interface MessageStatusView {
    * Present when the message went out in parts (some recipients waited for their quota slots): each part's users,
    * when it was sent and WeCom's receipt for it. `wecom` is the receipt of the last part.
    */
-  parts?: { touser: string[]; sent_at: string; wecom: NonNullable<MessageStatusView['wecom']> }[];
+  parts?: {
+    touser: string[];
+    sent_at: string;
+    wecom: NonNullable<MessageStatusView['wecom']>;
+    /** Split content: which of its parts (1-based) this send carried. */
+    content_part?: number;
+  }[];
+  /** Present when long content was split (`split`): how many parts, each sent to every recipient in order. */
+  split?: { parts: number };
   error: MessageError | null;
   events: MessageEvent[];
   /** Events of a long run of retries or deferrals that were counted instead of listed (the newest is listed). */
@@ -105,8 +113,16 @@ function toStatusView(r: MessageRecord): Omit<MessageStatusView, 'wecom_events' 
     metadata: r.metadata ?? {},
     wecom: r.wecom ? receiptView(r.wecom) : null,
     ...(r.parts?.length
-      ? { parts: r.parts.map((p) => ({ touser: p.touser, sent_at: p.sentAt, wecom: receiptView(p.wecom) })) }
+      ? {
+          parts: r.parts.map((p) => ({
+            touser: p.touser,
+            sent_at: p.sentAt,
+            wecom: receiptView(p.wecom),
+            ...(r.request.segments ? { content_part: (p.segment ?? 0) + 1 } : {}),
+          })),
+        }
       : {}),
+    ...(r.request.segments ? { split: { parts: r.request.segments.length } } : {}),
     error: r.error ?? null,
     events: recentEvents(r),
     events_omitted: r.eventsOmitted ?? 0,

@@ -52,6 +52,8 @@ export type Principal = Pick<ApiKeyConfig, 'name' | 'apps'>;
 export interface Accepted {
   id: string;
   status: 'queued';
+  /** Long content split on request: how many parts (each a send to every recipient) the message became. */
+  parts?: number;
 }
 
 /**
@@ -59,7 +61,7 @@ export interface Accepted {
  * answers it as a generic internal error).
  */
 export type BatchItemResult =
-  | { index: number; id: string; status: 'queued' }
+  | { index: number; id: string; status: 'queued'; parts?: number }
   | { index: number; error: unknown };
 
 /** One quota window of an app, as `GET /v1/apps/{app}` shows it. */

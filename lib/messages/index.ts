@@ -52,9 +52,16 @@ export type {
   MsgType,
   Priority,
   Recipients,
+  Segment,
   SendOptions,
   ValidationIssue,
   ValidationResult,
 } from './types.js';
-export { MSG_TYPES, type ValidateOptions, validateMessageRequest } from './validate.js';
+export {
+  DEFAULT_SPLIT_MAX_PARTS,
+  MSG_TYPES,
+  type SplitSettings,
+  type ValidateOptions,
+  validateMessageRequest,
+} from './validate.js';
 export { countRecipients, toWecomSendBody } from './wecom-body.js';

@@ -36,6 +36,21 @@ export interface MessageRequest {
   ttlSeconds?: number;
   /** `duplicate_protection: false`: the client opted out of WeCom's duplicate check (docs/concepts/delivery.md, "Duplicates"). */
   duplicateProtection?: false;
+  /**
+   * Set when long content was split (`split`): what each send carries, in order, each within WeCom's limit and
+   * already converted by the markdown fallback. `msgtype` and `content` then keep the whole content as sent by the
+   * client, for the record; only the segments go to WeCom.
+   */
+  segments?: Segment[];
+}
+
+/**
+ * One of the ordered sends a split message becomes (the API calls them parts; the code says segment, because in the
+ * quota engine a part is a subset of a message's recipients).
+ */
+export interface Segment {
+  msgtype: Extract<MsgType, 'text' | 'markdown' | 'textcard'>;
+  content: Record<string, unknown>;
 }
 
 /** One problem with the request: `field` is a path such as `news.articles[3].title` ('(body)' for the body itself). */

@@ -1,13 +1,22 @@
 import * as v from 'valibot';
 import { isPlainObject } from '#lib/util/index.js';
+import { utf8Bytes } from './fit.js';
 import { PARSE_CONFIG, toValidationIssues } from './issues.js';
-import { GATEWAY_LIMITS, MSG_TYPE_NAMES } from './limits.js';
+import { GATEWAY_LIMITS, LIMITS, MSG_TYPE_NAMES } from './limits.js';
 import { convertMarkdown, type MarkdownFallback } from './markdown-fallback.js';
 import { parseRecipients } from './recipients.js';
 import { GatewayFieldsSchema, RESERVED_METADATA_KEYS } from './schemas/gateway.js';
 import { MessageContentSchema } from './schemas/message.js';
+import { type SplitFormat, splitContent } from './split.js';
 import { expandTemplateRequest, type TemplateLookup } from './templates.js';
-import type { MessageRequest, MsgType, SendOptions, ValidationIssue, ValidationResult } from './types.js';
+import type {
+  MessageRequest,
+  MsgType,
+  Segment,
+  SendOptions,
+  ValidationIssue,
+  ValidationResult,
+} from './types.js';
 
 export const MSG_TYPES: readonly MsgType[] = MSG_TYPE_NAMES;
 
@@ -90,6 +99,49 @@ export interface ValidateOptions {
    * renders is validated like a body built by hand. Absent: no app has templates.
    */
   templates?: TemplateLookup;
+  /** The app's `split` settings: whether long content is split when the message does not say, and the cap. */
+  split?: (app: string) => SplitSettings | undefined;
+}
+
+export interface SplitSettings {
+  /** `apps.<name>.split`: split long text and markdown unless the message says `"split": false`. */
+  byDefault: boolean;
+  /** `apps.<name>.splitMaxParts`: the most parts one message may become. */
+  maxParts: number;
+}
+
+/** The cap on parts when the app sets none: a runaway log must not use up a member's minute (30 messages). */
+export const DEFAULT_SPLIT_MAX_PARTS = 10;
+
+/** The msgtypes whose content can be split, with the format the splitter keeps intact. */
+const SPLITTABLE: Readonly<Record<string, SplitFormat>> = { text: 'text', markdown: 'markdown' };
+
+/** Long content the request asked to split: the msgtype and its content, when it is over WeCom's limit. */
+interface LongContent {
+  msgtype: 'text' | 'markdown';
+  content: string;
+}
+
+function longContentOf(body: Record<string, unknown>): LongContent | undefined {
+  const msgtype = body.msgtype;
+  if (msgtype !== 'text' && msgtype !== 'markdown') return undefined;
+  const object = body[msgtype];
+  if (!isPlainObject(object) || typeof object.content !== 'string') return undefined;
+  return utf8Bytes(object.content) > LIMITS[msgtype].maxContentBytes
+    ? { msgtype, content: object.content }
+    : undefined;
+}
+
+/** Over-long content without `split`: the 400 says how long it is (the schema's message) and that split exists. */
+function withSplitHint(issues: ValidationIssue[], body: Record<string, unknown>): ValidationIssue[] {
+  const long = longContentOf(body);
+  if (!long) return issues;
+  const field = `${long.msgtype}.content`;
+  return issues.map((i) =>
+    i.field === field
+      ? { ...i, message: `${i.message}; send "split": true to have it delivered in parts` }
+      : i,
+  );
 }
 
 export function validateMessageRequest(input: unknown, opts: ValidateOptions = {}): ValidationResult {
@@ -98,7 +150,29 @@ export function validateMessageRequest(input: unknown, opts: ValidateOptions = {
   }
   const expanded = expandTemplateRequest(input, opts.templates);
   if (!expanded.ok) return { ok: false, issues: finalizeIssues(expanded.issues) };
-  const body = expanded.body;
+  const settings = typeof expanded.body.app === 'string' ? opts.split?.(expanded.body.app) : undefined;
+  const wantsSplit =
+    typeof expanded.body.split === 'boolean' ? expanded.body.split : (settings?.byDefault ?? false);
+  const long = wantsSplit ? longContentOf(expanded.body) : undefined;
+  let pieces: string[] | undefined;
+  let body = expanded.body;
+  if (long) {
+    const maxParts = settings?.maxParts ?? DEFAULT_SPLIT_MAX_PARTS;
+    const split = splitContent(long.content, {
+      maxBytes: LIMITS[long.msgtype].maxContentBytes,
+      maxParts,
+      format: SPLITTABLE[long.msgtype] ?? 'text',
+    });
+    if (split.kind === 'too-many-parts') {
+      const field = `${long.msgtype}.content`;
+      const message = `${utf8Bytes(long.content)} bytes would need ${split.needed} parts, more than the cap of ${maxParts}`;
+      return { ok: false, issues: [{ field, message }] };
+    }
+    pieces = split.kind === 'parts' ? split.parts.map((p) => p.content) : [split.content];
+    // Every other check runs on the body as its first part will be sent; the parts differ only in content.
+    const object = body[long.msgtype] as Record<string, unknown>;
+    body = { ...body, [long.msgtype]: { ...object, content: pieces[0] } };
+  }
 
   const gateway = v.safeParse(GatewayFieldsSchema, body, PARSE_CONFIG);
   const content = v.safeParse(MessageContentSchema, body, PARSE_CONFIG);
@@ -126,7 +200,7 @@ export function validateMessageRequest(input: unknown, opts: ValidateOptions = {
   }
 
   if (issues.length > 0 || !gateway.success || !content.success) {
-    return { ok: false, issues: finalizeIssues(issues) };
+    return { ok: false, issues: finalizeIssues(wantsSplit ? issues : withSplitHint(issues, body)) };
   }
 
   const fields = gateway.output;
@@ -141,12 +215,25 @@ export function validateMessageRequest(input: unknown, opts: ValidateOptions = {
   };
   // The fallback runs here, before the message is queued: what is stored and sent is what members will see.
   const fallback = fields.markdown_fallback ?? opts.markdownFallback?.(fields.app);
-  if (content.output.msgtype === 'markdown' && (fallback === 'text' || fallback === 'textcard')) {
-    const converted = convertMarkdown(content.output.markdown, fallback);
-    sent =
-      converted.msgtype === 'text'
-        ? { msgtype: 'text', content: converted.text }
-        : { msgtype: 'textcard', content: converted.textcard };
+  const fallsBack = msgtype === 'markdown' && (fallback === 'text' || fallback === 'textcard');
+  const withFallback = (markdown: { content: string }): Segment => {
+    if (!fallsBack) return { msgtype: 'markdown', content: markdown };
+    const converted = convertMarkdown(markdown, fallback);
+    return converted.msgtype === 'text'
+      ? { msgtype: 'text', content: converted.text }
+      : { msgtype: 'textcard', content: converted.textcard };
+  };
+  let segments: Segment[] | undefined;
+  if (long && pieces) {
+    // The record keeps the whole content the client sent; each part is converted as a hand-built message would be.
+    sent = { msgtype, content: { ...sent.content, content: long.content } };
+    segments = pieces.map((piece) =>
+      long.msgtype === 'text'
+        ? { msgtype: 'text', content: { ...sent.content, content: piece } }
+        : withFallback({ ...sent.content, content: piece }),
+    );
+  } else if (fallsBack && content.output.msgtype === 'markdown') {
+    sent = withFallback(content.output.markdown);
   }
   const value: MessageRequest = {
     app: fields.app,
@@ -158,6 +245,7 @@ export function validateMessageRequest(input: unknown, opts: ValidateOptions = {
     options,
     ...(fields.ttl_seconds !== undefined && { ttlSeconds: fields.ttl_seconds }),
     ...(fields.duplicate_protection === false && { duplicateProtection: false as const }),
+    ...(segments && segments.length > 1 && { segments }),
   };
   return { ok: true, value };
 }

@@ -38,6 +38,7 @@ export {
   type WebhookStatus,
   type WecomReceipt,
 } from './record.js';
+export { hasNextSegment, segmentCount, segmentLabel, segmentOf, segmentRequest } from './segments.js';
 export {
   type MessageSummary,
   mayHaveFirstDelivery,

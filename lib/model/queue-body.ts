@@ -27,6 +27,11 @@ export interface QueuedMessage extends RecordOrigin {
   part?: QueuedPart;
   /** Not to be sent before this (epoch ms): a wait longer than SQS's longest delay (15 min) takes several hops. */
   notBeforeMs?: number;
+  /**
+   * Which part of split content this copy sends (0-based index into `request.segments`); absent: the first. The
+   * next part gets a copy of its own once this one reached every recipient, so each member sees them in order.
+   */
+  segment?: number;
 }
 
 /**

@@ -73,6 +73,11 @@ export interface SentPart {
   touser: string[];
   sentAt: string;
   wecom: WecomReceipt;
+  /**
+   * Which part of split content this send carried (0-based; see MessageRequest `segments`). Absent: the first,
+   * or content that was not split.
+   */
+  segment?: number;
 }
 
 export interface MessageEvent {

@@ -40,6 +40,11 @@ export const TRANSITIONS = {
    * (generation + 1). The message stays pending until its last part is sent (`send`).
    */
   sendPart: { from: PENDING_STATUSES, to: STATUS.deferred },
+  /**
+   * Sender: a part of split content reached every recipient; the next part waits in a copy of its own (generation
+   * + 1). The message stays pending until its last part is sent (`send`).
+   */
+  sendSegment: { from: PENDING_STATUSES, to: STATUS.deferred },
   /** Sender: WeCom refused it for good, or no window could ever hold it. */
   fail: { from: PENDING_STATUSES, to: STATUS.failed },
   /** Ingest: WeCom recalled it (within 24 h of sending). */
@@ -178,18 +183,42 @@ export const changes = {
   sendPart: (
     at: string,
     receipt: WecomReceipt,
-    part: { touser: string[]; waiting: number; generation?: number; inDoubt?: InDoubt },
+    part: { touser: string[]; waiting: number; generation?: number; inDoubt?: InDoubt; segment?: number },
   ): StatusChange => ({
     ...change('sendPart', at, {
       type: 'part_sent',
       detail: `msgid ${receipt.msgid} to ${part.touser.length}; ${part.waiting} wait for their quota slots`,
     }),
     attemptsDelta: 1,
-    part: { touser: part.touser, sentAt: at, wecom: receipt },
+    part: {
+      touser: part.touser,
+      sentAt: at,
+      wecom: receipt,
+      ...(part.segment !== undefined ? { segment: part.segment } : {}),
+    },
     ...(part.generation !== undefined ? { generation: part.generation, missed: { receive: 0 } } : {}),
     // A message waiting long in many parts lists the first ones (the parts themselves are all kept).
     eventMode: (part.generation ?? 0) > MAX_LISTED_DEFERRALS ? 'count' : 'append',
     ...(part.inDoubt !== undefined ? { inDoubt: part.inDoubt } : {}),
+  }),
+  /**
+   * A part of split content (`segment`, 0-based, of `count`) reached every recipient (`touser`: this send's);
+   * the next part waits in the copy of generation `generation` (absent: it could not be queued, and the retry
+   * queues it without sending this part again). The message stays pending until its last part is sent (`send`).
+   */
+  sendSegment: (
+    at: string,
+    receipt: WecomReceipt,
+    s: { segment: number; count: number; touser: string[]; generation?: number; inDoubt?: InDoubt },
+  ): StatusChange => ({
+    ...change('sendSegment', at, {
+      type: 'content_part_sent',
+      detail: `part ${s.segment + 1}/${s.count}: msgid ${receipt.msgid}`,
+    }),
+    attemptsDelta: 1,
+    part: { touser: s.touser, sentAt: at, wecom: receipt, segment: s.segment },
+    ...(s.generation !== undefined ? { generation: s.generation, missed: { receive: 0 } } : {}),
+    ...(s.inDoubt !== undefined ? { inDoubt: s.inDoubt } : {}),
   }),
   /** `generation`: set when the retry travels as a fresh copy (its receive count starts again). */
   retry: (at: string, attempt: FailedAttempt, generation?: number): StatusChange => ({

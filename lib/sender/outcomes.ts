@@ -4,6 +4,7 @@ import {
   inDoubtAfter,
   type QueuedMessage,
   type QueuedPart,
+  segmentLabel,
 } from '#lib/model/index.js';
 import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
 import { heldDelaySeconds, type NeverDecision, type WaitDecision } from '#lib/quota/index.js';
@@ -245,6 +246,7 @@ export async function fail(
   error: { code: string; message: string; wecom_errcode?: number },
 ): Promise<void> {
   const { deps, msg } = c;
-  await deps.messages.transition(msg.id, changes.fail(new Date(nowOf(deps)).toISOString(), error));
+  const named = { ...error, message: `${segmentLabel(msg)}${error.message}` };
+  await deps.messages.transition(msg.id, changes.fail(new Date(nowOf(deps)).toISOString(), named));
   deps.metrics.count('Failed', 1, { app: msg.app });
 }

@@ -1,6 +1,6 @@
 import type { AppConfig } from '#lib/config/index.js';
 import { foldUserId, type Recipients } from '#lib/messages/index.js';
-import { changes, type MessageRecord, type QueuedMessage, receiptOf } from '#lib/model/index.js';
+import { changes, type MessageRecord, type QueuedMessage, receiptOf, segmentOf } from '#lib/model/index.js';
 import {
   compactHeld,
   earliestHeld,
@@ -23,10 +23,12 @@ export interface RestOfMessage {
 
 /**
  * Who an earlier part of this message already reached, from the record a redelivery reads anyway (a copy whose part
- * was sent but whose remainder could not be queued comes back whole). A first delivery has none to skip.
+ * was sent but whose remainder could not be queued comes back whole). A first delivery has none to skip. For split
+ * content, only the sends of the copy's own part of the content (`segment`) count.
  */
-export function sentBefore(stored: MessageRecord | undefined): Set<string> {
-  return new Set((stored?.parts ?? []).flatMap((p) => p.touser.map(foldUserId)));
+export function sentBefore(stored: MessageRecord | undefined, segment = 0): Set<string> {
+  const sameSegment = (stored?.parts ?? []).filter((p) => (p.segment ?? 0) === segment);
+  return new Set(sameSegment.flatMap((p) => p.touser.map(foldUserId)));
 }
 
 /**
@@ -115,8 +117,10 @@ export async function sentPart(
     });
     generation = undefined;
   }
+  const segment = segmentOf(msg);
   const change = changes.sendPart(at, receiptOf(sent.response), {
     touser: sent.touser,
+    ...(segment > 0 ? { segment } : {}),
     waiting: rest.touser.length,
     ...(generation !== undefined ? { generation } : {}),
     ...(inDoubt ? { inDoubt } : {}),

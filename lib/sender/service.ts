@@ -2,10 +2,13 @@ import { type Recipients, toWecomSendBody } from '#lib/messages/index.js';
 import {
   changes,
   decodeQueuedMessage,
+  hasNextSegment,
   type InDoubt,
   inDoubtOnRedelivery,
   type MessageRecord,
   receiptOf,
+  segmentOf,
+  segmentRequest,
   TERMINAL_STATUSES,
 } from '#lib/model/index.js';
 import type { Logger } from '#lib/observability/index.js';
@@ -23,6 +26,7 @@ import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from '.
 import { defer, endAtDeadline, fail, refused, scheduleRetry } from './outcomes.js';
 import { restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
 import { configHashOf, handleSendError, waitOutPause } from './pause-policy.js';
+import { nextSegment } from './segments.js';
 import {
   type Attempt,
   type AttemptFailure,
@@ -203,11 +207,12 @@ type SendResult =
  */
 async function send(a: Attempt, ctx: SendContext): Promise<Outcome> {
   const { deps, msg, app, log } = a;
-  const recipients = copyRecipients(msg, sentBefore(ctx.stored));
+  const recipients = copyRecipients(msg, sentBefore(ctx.stored, segmentOf(msg)));
   if (recipients.touser.length + recipients.toparty.length + recipients.totag.length === 0) {
     log.info('every recipient of this copy already got the message in an earlier part');
     await probeInconclusive(a);
-    return 'ack';
+    // Split content: this part reached everyone on an earlier receive, whose next part could not be queued.
+    return hasNextSegment(msg) ? nextSegment(a, undefined) : 'ack';
   }
   let sizing: BroadcastSizing;
   try {
@@ -249,7 +254,7 @@ async function trySend(a: Attempt, recipients: Recipients, demand: QuotaDemand):
     return await deps.tokens.withToken(app, async (token): Promise<SendResult> => {
       const decision = await deps.quota.acquire(demand);
       if (decision.kind !== 'send') return { kind: 'refused', decision };
-      const request = requestFor(msg.request, recipients, decision.members, demand.splittable);
+      const request = requestFor(segmentRequest(msg), recipients, decision.members, demand.splittable);
       const body = toWecomSendBody(request, app.agentId, {
         ...(msg.duplicateCheckSeconds !== undefined
           ? { duplicateCheckSeconds: msg.duplicateCheckSeconds }
@@ -308,6 +313,7 @@ async function delivered(
   });
   const rest = restOf(msg, recipients, sent.decision, nowOf(deps));
   if (rest) return sentPart(a, sent, rest);
+  if (hasNextSegment(msg)) return nextSegment(a, sent);
   if (r.receiveCount === 1 && msg.generation === 0 && !msg.part) {
     // First deliveries are recorded together, in one batch write (processBatch).
     firstDeliveries.push({ record: msg, response: sent.response, incoming: r });
@@ -347,9 +353,14 @@ async function recordSent(
   const { deps, msg, log } = a;
   const at = new Date(nowOf(deps)).toISOString();
   try {
+    const segment = segmentOf(msg);
     await deps.messages.transition(
       msg.id,
-      changes.send(at, receiptOf(response), touser ? { touser } : undefined),
+      changes.send(
+        at,
+        receiptOf(response),
+        touser ? { touser, ...(segment > 0 ? { segment } : {}) } : undefined,
+      ),
     );
     return 'ack';
   } catch (err) {

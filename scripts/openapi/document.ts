@@ -156,11 +156,30 @@ const helpers = (): OpenApiHelpers => ({
   postErrors: POST_ERRORS,
 });
 
+/** WeCom's answer to a send, as the record keeps it. */
+const RECEIPT: Json = {
+  type: 'object',
+  properties: Object.fromEntries(
+    ['msgid', 'invaliduser', 'invalidparty', 'invalidtag', 'unlicenseduser'].map((k) => [
+      k,
+      { type: 'string' },
+    ]),
+  ),
+  required: ['msgid'],
+};
+
+/** Long content split on request (`split`): the number of parts, each a send to every recipient. */
+const SPLIT_PARTS: Json = {
+  type: 'integer',
+  minimum: 2,
+  description: 'Long content split on request: the number of parts, each sent to every recipient in order',
+};
+
 /** Response bodies: shapes of lib/ingest's views and lib/http's error envelope. */
 const RESPONSES: Record<string, Json> = {
   Accepted: {
     type: 'object',
-    properties: { id: messageId.schema, status: { const: STATUS.queued } },
+    properties: { id: messageId.schema, status: { const: STATUS.queued }, parts: SPLIT_PARTS },
     required: ['id', 'status'],
     additionalProperties: false,
   },
@@ -177,6 +196,7 @@ const RESPONSES: Record<string, Json> = {
                 index: { type: 'integer', minimum: 0 },
                 id: messageId.schema,
                 status: { const: STATUS.queued },
+                parts: SPLIT_PARTS,
               },
               required: ['index', 'id', 'status'],
               additionalProperties: false,
@@ -206,16 +226,34 @@ const RESPONSES: Record<string, Json> = {
       updated_at: { type: 'string', format: 'date-time' },
       sent_at: nullable({ type: 'string', format: 'date-time' }),
       metadata: { type: 'object', additionalProperties: { type: 'string' } },
-      wecom: nullable({
+      wecom: nullable(RECEIPT),
+      parts: {
+        type: 'array',
+        description:
+          'Present when the message went out in several sends: recipients who waited for their quota slots, or the parts of split content',
+        items: {
+          type: 'object',
+          properties: {
+            touser: { type: 'array', items: { type: 'string' } },
+            sent_at: { type: 'string', format: 'date-time' },
+            wecom: RECEIPT,
+            content_part: {
+              type: 'integer',
+              minimum: 1,
+              description: 'Split content: the part this send carried',
+            },
+          },
+          required: ['touser', 'sent_at', 'wecom'],
+          additionalProperties: false,
+        },
+      },
+      split: {
         type: 'object',
-        properties: Object.fromEntries(
-          ['msgid', 'invaliduser', 'invalidparty', 'invalidtag', 'unlicenseduser'].map((k) => [
-            k,
-            { type: 'string' },
-          ]),
-        ),
-        required: ['msgid'],
-      }),
+        description: 'Present when long content was split (`split`)',
+        properties: { parts: SPLIT_PARTS },
+        required: ['parts'],
+        additionalProperties: false,
+      },
       error: nullable({
         type: 'object',
         properties: {

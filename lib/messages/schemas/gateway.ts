@@ -66,6 +66,11 @@ export const GatewayFieldsSchema = v.object({
    * the app's markdownFallback; `none` keeps markdown. Ignored for other msgtypes.
    */
   markdown_fallback: v.optional(oneOf(['text', 'textcard', 'none'])),
+  /**
+   * text and markdown only: content over WeCom's byte limit is sent as ordered parts instead of refused (overrides
+   * the app's `split`). Ignored for content that fits and for other msgtypes.
+   */
+  split: v.optional(v.boolean('must be true or false')),
   /** safe: 0 shareable, 1 watermarked and not shareable, 2 shareable inside the corp (mpnews only). */
   safe: v.optional(oneOf([0, 1, 2])),
   enable_id_trans: v.optional(oneOf([0, 1])),

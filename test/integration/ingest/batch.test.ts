@@ -43,7 +43,12 @@ describe('POST /v1/messages/batch', () => {
         error: {
           code: 'invalid_message',
           message: 'the message is invalid',
-          details: [{ field: 'text.content', message: '2049 bytes, max 2048' }],
+          details: [
+            {
+              field: 'text.content',
+              message: '2049 bytes, max 2048; send "split": true to have it delivered in parts',
+            },
+          ],
         },
       },
       {

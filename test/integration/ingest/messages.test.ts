@@ -140,7 +140,12 @@ describe('POST /v1/messages: every msgtype, recipients, priorities (sender off)'
 
   it('reports a byte limit in the detail message (text.content: 2049 bytes, max 2048)', async () => {
     const res = await gw.post('/v1/messages', messageBody('text', { text: { content: ascii(2049) } }));
-    expect(res.body.error.details).toEqual([{ field: 'text.content', message: '2049 bytes, max 2048' }]);
+    expect(res.body.error.details).toEqual([
+      {
+        field: 'text.content',
+        message: '2049 bytes, max 2048; send "split": true to have it delivered in parts',
+      },
+    ]);
   });
 
   describe('recipients', () => {

@@ -169,7 +169,7 @@ describe('templates on the local stack: POST /v1/messages with template + variab
       'a rendered body over a WeCom limit',
       { app: 'ops', touser: 'u', template: 'log_excerpt', variables: { log: 'x'.repeat(2049) } },
       'text.content',
-      '2049 bytes, max 2048',
+      '2049 bytes, max 2048; send "split": true to have it delivered in parts',
     ],
   ])(
     'answers %s with a 400 naming the field, storing and queueing nothing',

@@ -23,7 +23,7 @@ describe('text message', () => {
     expectOnlyIssue(
       messageBody('text', { text: { content: ascii(2049) } }),
       'text.content',
-      '2049 bytes, max 2048',
+      '2049 bytes, max 2048; send "split": true to have it delivered in parts',
     );
   });
 
@@ -31,7 +31,7 @@ describe('text message', () => {
     expectOnlyIssue(
       messageBody('text', { text: { content: chinese(683) } }),
       'text.content',
-      '2049 bytes, max 2048',
+      '2049 bytes, max 2048; send "split": true to have it delivered in parts',
     );
   });
 
@@ -78,7 +78,7 @@ describe('markdown message', () => {
     expectOnlyIssue(
       messageBody('markdown', { markdown: { content: ascii(2049) } }),
       'markdown.content',
-      '2049 bytes, max 2048',
+      '2049 bytes, max 2048; send "split": true to have it delivered in parts',
     );
   });
 
@@ -86,7 +86,7 @@ describe('markdown message', () => {
     expectOnlyIssue(
       messageBody('markdown', { markdown: { content: chinese(683) } }),
       'markdown.content',
-      '2049 bytes, max 2048',
+      '2049 bytes, max 2048; send "split": true to have it delivered in parts',
     );
   });
 

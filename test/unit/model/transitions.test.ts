@@ -33,6 +33,11 @@ const EXAMPLES: Record<TransitionName, StatusChange> = {
   expire: changes.expire(AT, { code: 'ttl_expired', message: 'too late' }),
   defer: changes.defer(AT, 1, undefined, 'quota app-minute; retry in 30s'),
   sendPart: changes.sendPart(AT, { msgid: 'MSGID' }, { touser: ['a'], waiting: 1, generation: 1 }),
+  sendSegment: changes.sendSegment(
+    AT,
+    { msgid: 'MSGID' },
+    { segment: 0, count: 2, touser: ['a'], generation: 1 },
+  ),
   fail: changes.fail(AT, { code: 'wecom_rejected', message: 'no' }),
   recall: changes.recall(AT),
   deadLetter: changes.deadLetter(AT, 0, { code: 'dead_lettered', message: 'in the DLQ' }),

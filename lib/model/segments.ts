@@ -1,0 +1,30 @@
+import type { MessageRequest } from '#lib/messages/index.js';
+import type { QueuedMessage } from './queue-body.js';
+
+/*
+ * Which part of split content (MessageRequest `segments`, the API's "parts") a queued copy sends. The code says
+ * segment because in the quota engine a part is a subset of a message's recipients; lib/sender segments.ts sends
+ * them one after another.
+ */
+
+/** The part a copy sends: 0 for the first (and for content that was not split). */
+export const segmentOf = (msg: Pick<QueuedMessage, 'segment'>): number => msg.segment ?? 0;
+
+/** How many parts the message has: 1 for content that was not split. */
+export const segmentCount = (request: MessageRequest): number => request.segments?.length ?? 1;
+
+/** Whether a part follows the one this copy sends. */
+export const hasNextSegment = (msg: Pick<QueuedMessage, 'segment' | 'request'>): boolean =>
+  segmentOf(msg) + 1 < segmentCount(msg.request);
+
+/** The request as this copy sends it: the message with its part's msgtype and content. */
+export function segmentRequest(msg: Pick<QueuedMessage, 'segment' | 'request'>): MessageRequest {
+  const segment = msg.request.segments?.[segmentOf(msg)];
+  if (!segment) return msg.request;
+  const { segments: _all, ...request } = msg.request;
+  return { ...request, msgtype: segment.msgtype, content: segment.content };
+}
+
+/** "part 2/3: " for a split message, so a failure names the part it stopped at; "" otherwise. */
+export const segmentLabel = (msg: Pick<QueuedMessage, 'segment' | 'request'>): string =>
+  msg.request.segments ? `part ${segmentOf(msg) + 1}/${segmentCount(msg.request)}: ` : '';

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import type { MessageRequest } from '#lib/messages/index.js';
+import { type QueuedMessage, STATUS } from '#lib/model/index.js';
+import { processBatch } from '#lib/sender/index.js';
+import { WecomApiError } from '#lib/wecom/index.js';
+import { fakeClock } from '#test/helpers/unit-clock.js';
+import { queued, senderHarness, textRequest } from '#test/helpers/unit-sender.js';
+
+const START = Date.parse('2026-12-01T08:00:07Z');
+
+/** A text message split into `n` parts, as ingest stores it (lib/messages validate `split`). */
+function splitRequest(n: number, touser = ['zhangsan', 'lisi']): MessageRequest {
+  const pieces = Array.from({ length: n }, (_, i) => `(${i + 1}/${n})\npart ${i + 1}`);
+  return {
+    ...textRequest({ touser }),
+    content: { content: pieces.map((p) => p.slice(p.indexOf('\n') + 1)).join('\n') },
+    segments: pieces.map((content) => ({ msgtype: 'text' as const, content: { content } })),
+  };
+}
+
+const lastCopy = (h: ReturnType<typeof senderHarness>): QueuedMessage => {
+  const copy = h.lanes.enqueued.at(-1)?.message;
+  if (!copy) throw new Error('no copy queued');
+  return copy;
+};
+
+describe('split content', () => {
+  it('sends one part to every recipient, then queues the next as a copy of its own, until the last is sent', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_split', START, splitRequest(3));
+    await h.store.create(m.record);
+
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    expect(h.wecom.sends.map((s) => (s.text as { content: string }).content)).toEqual(['(1/3)\npart 1']);
+    expect(h.wecom.sends[0]).toMatchObject({ touser: 'zhangsan|lisi', msgtype: 'text' });
+    const copy = lastCopy(h);
+    expect(copy).toMatchObject({ generation: 1, segment: 1 });
+    expect(copy.part).toBeUndefined();
+    expect(h.store.record('msg_split')).toMatchObject({ status: STATUS.deferred, generation: 1 });
+
+    // Each copy comes when the queue hands it over; one that waits for its members' slots is deferred again.
+    while (h.store.record('msg_split')?.status !== STATUS.sent && h.lanes.enqueued.length < 10) {
+      clock.advance(((h.lanes.enqueued.at(-1)?.delaySeconds ?? 0) + 1) * 1000);
+      await processBatch(h.deps, [m.sqs(lastCopy(h), 1)]);
+    }
+    expect(h.wecom.sends.map((s) => (s.text as { content: string }).content)).toEqual([
+      '(1/3)\npart 1',
+      '(2/3)\npart 2',
+      '(3/3)\npart 3',
+    ]);
+    expect(
+      h.lanes.enqueued.filter((e) => e.message.segment !== undefined).map((e) => e.message.segment),
+    ).toEqual(expect.arrayContaining([1, 2]));
+    const record = h.store.record('msg_split');
+    expect(record?.status).toBe(STATUS.sent);
+    // Every part's msgid is kept, so a recall can reach them all.
+    expect([...new Set([...(record?.parts ?? []).map((p) => p.wecom.msgid), record?.wecom?.msgid])]).toEqual([
+      'msgid-1',
+      'msgid-2',
+      'msgid-3',
+    ]);
+    expect(record?.events?.filter((e) => e.type === 'content_part_sent').map((e) => e.detail)).toEqual([
+      'part 1/3: msgid msgid-1',
+      'part 2/3: msgid msgid-2',
+    ]);
+  });
+
+  it('names the part a failure stopped at', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_fail', START, splitRequest(2));
+    await h.store.create(m.record);
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    h.wecom.script.push(async () => {
+      throw new WecomApiError(40003, 'invalid userid', 'message/send');
+    });
+    await processBatch(h.deps, [m.sqs(lastCopy(h), 1)]);
+    const record = h.store.record('msg_fail');
+    expect(record?.status).toBe(STATUS.failed);
+    expect(record?.error?.message).toMatch(/^part 2\/2: /);
+  });
+
+  it('queues the next part without resending this one when only the next copy was missing', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_requeue', START, splitRequest(2));
+    await h.store.create(m.record);
+    const enqueue = h.lanes.enqueue.bind(h.lanes);
+    let failNext = true;
+    h.lanes.enqueue = async (...args) => {
+      if (failNext) {
+        failNext = false;
+        throw new Error('SQS unavailable');
+      }
+      return enqueue(...args);
+    };
+
+    const first = await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    expect(first.failures).toHaveLength(1);
+    expect(h.wecom.sends).toHaveLength(1);
+
+    await processBatch(h.deps, [m.sqs(m.body(), 2)]);
+    expect(h.wecom.sends).toHaveLength(1);
+    const copy = lastCopy(h);
+    expect(copy).toMatchObject({ generation: 1, segment: 1 });
+    await processBatch(h.deps, [m.sqs(copy, 1)]);
+    expect(h.wecom.sends.map((s) => (s.text as { content: string }).content)).toEqual([
+      '(1/2)\npart 1',
+      '(2/2)\npart 2',
+    ]);
+    expect(h.store.record('msg_requeue')?.status).toBe(STATUS.sent);
+  });
+});
