@@ -52,6 +52,8 @@ export type AppStatus = AppStateView;
 export interface Accepted {
   id: string;
   status: string;
+  /** Long content split on request: how many parts. */
+  parts?: number;
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;

@@ -18,6 +18,7 @@ interface SendOpts {
   template?: string;
   var?: Record<string, string>;
   priority?: 'high' | 'normal';
+  split?: boolean;
   idempotencyKey?: string;
   url?: string;
   key?: string;
@@ -94,6 +95,7 @@ export async function buildMessage(ctx: CliContext, opts: SendOpts): Promise<Rec
   if (opts.party) body.toparty = opts.party;
   if (opts.tag) body.totag = opts.tag;
   if (opts.priority) body.priority = opts.priority;
+  if (opts.split !== undefined) body.split = opts.split;
 
   if (typeof body.app !== 'string') throw new UsageError('--app: which app sends it? (or "app" in --file)');
   if (!['touser', 'toparty', 'totag'].some((f) => body[f] !== undefined)) {
@@ -110,7 +112,10 @@ async function send(run: Run, opts: SendOpts): Promise<void> {
   if (!opts.wait) {
     if (out.json) out.data(accepted);
     else out.raw(accepted.id);
-    out.note(out.ce.dim(`${accepted.status} · follow it with: wecom-gateway status ${accepted.id} --watch`));
+    const parts = accepted.parts ? ` in ${accepted.parts} parts` : '';
+    out.note(
+      out.ce.dim(`${accepted.status}${parts} · follow it with: wecom-gateway status ${accepted.id} --watch`),
+    );
     return;
   }
   out.note(out.ce.dim(`${accepted.id} ${accepted.status}`));
@@ -143,6 +148,8 @@ export function registerSend(program: Command, ctx: CliContext): void {
     )
     .option('--var <name=value>', 'a variable of --template; repeat for each', variable)
     .addOption(new Option('--priority <priority>', 'delivery lane').choices(['high', 'normal']))
+    .option('--split', 'text or markdown over 2,048 bytes goes out as ordered parts (1/n) instead of a 400')
+    .option('--no-split', "refuse over-long content even where the app's config splits it")
     .option(
       '--idempotency-key <key>',
       'Idempotency-Key header: a retried send with the same key is not sent twice',

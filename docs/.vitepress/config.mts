@@ -85,6 +85,7 @@ export default withMermaid(
             { text: 'Callbacks and webhooks to you', link: '/guides/callbacks' },
             { text: 'Idempotency and retries', link: '/guides/idempotency' },
             { text: 'Templates', link: '/templates' },
+            { text: 'Long content', link: '/guides/long-content' },
             { text: 'Template cards and callbacks', link: '/guides/template-cards' },
             { text: 'Verifying webhooks', link: '/guides/verifying-webhooks' },
             { text: 'Markdown in the WeChat plugin', link: '/guides/wechat-plugin-markdown' },

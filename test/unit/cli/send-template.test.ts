@@ -84,7 +84,7 @@ describe('wecom-gateway config check with templates', () => {
     const report = JSON.parse(stdout);
     expect(report.templates).toEqual(['ops/short', 'ops/long']);
     expect(report.warnings).toEqual([
-      'template ops/long may be refused: text.content: 2053 bytes, max 2048 (rendered with every variable at its maxBytes)',
+      'template ops/long may be refused: text.content: 2053 bytes, max 2048; send "split": true to have it delivered in parts (rendered with every variable at its maxBytes)',
     ]);
   });
 

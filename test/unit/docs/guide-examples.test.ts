@@ -5,7 +5,12 @@ import { validateCardUpdate, validateMessageRequest } from '#lib/messages/index.
 import { openApiValidators, schemaErrors } from '#test/helpers/openapi.js';
 
 const DOCS = path.join(import.meta.dirname, '..', '..', '..', 'docs');
-const GUIDES = ['guides/idempotency.md', 'guides/template-cards.md', 'guides/wechat-plugin-markdown.md'];
+const GUIDES = [
+  'guides/idempotency.md',
+  'guides/template-cards.md',
+  'guides/wechat-plugin-markdown.md',
+  'guides/long-content.md',
+];
 
 interface Example {
   readonly page: string;
