@@ -19,10 +19,25 @@ const simOf = (g: TestGateway): WecomSimulator => {
   return g.stack.simulator;
 };
 
+/**
+ * The parts to one member are paced like any of its messages (3.2 s apart with WeCom's minute); on 4-second
+ * "minutes" in both the gateway and the simulator they come 210 ms apart, and the file takes seconds, not minutes.
+ */
+const fastWindows = { minuteMs: 4_000, hourMs: 240_000, dayMs: 86_400_000 };
+const fast = {
+  simulator: { latencyMs: 5, windows: fastWindows },
+  runtime: {
+    windows: { ...fastWindows, dayOffsetMs: 0 },
+    slotWaitMs: 1_500,
+    deferJitterSeconds: 0,
+    retry: { baseSeconds: 1, capSeconds: 1 },
+  },
+};
+
 describe('long content split into parts, on the local stack', () => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway();
+    gw = await startTestGateway(fast);
   });
   afterAll(async () => {
     await gw?.stack.stop();
