@@ -79,6 +79,17 @@ describe('long content split into parts, on the local stack', () => {
     expect(inbox.every((m) => m.recalled)).toBe(true);
   });
 
+  it('says how many parts in a batch item’s result too', async () => {
+    const res = await gw.post('/v1/messages/batch', {
+      messages: [{ ...text(LOG, 'sunqi'), split: true }, text('short', 'sunqi')],
+    });
+    expect(res.status).toBe(207);
+    expect(res.body.results).toEqual([
+      { index: 0, id: expect.stringMatching(/^msg_/), status: 'queued', parts: 4 },
+      { index: 1, id: expect.stringMatching(/^msg_/), status: 'queued' },
+    ]);
+  });
+
   it('splits from the CLI: send --split reads the log from stdin and says how many parts', async () => {
     const run = await cli(
       [
