@@ -51,6 +51,7 @@ export default withMermaid(
       search: { provider: 'local' },
       nav: [
         { text: 'Getting started', link: '/getting-started/local' },
+        { text: 'Integrations', link: '/guides/saas-webhooks' },
         { text: 'Troubleshooting', link: '/troubleshooting' },
         { text: 'Reference', link: '/reference/endpoints' },
       ],
@@ -81,13 +82,25 @@ export default withMermaid(
           text: 'Guides',
           items: [
             { text: 'Send from code', link: '/guides/send-from-code' },
-            { text: 'Webhooks from SaaS systems', link: '/guides/saas-webhooks' },
             { text: 'Callbacks and webhooks to you', link: '/guides/callbacks' },
             { text: 'Idempotency and retries', link: '/guides/idempotency' },
             { text: 'Templates', link: '/templates' },
             { text: 'Template cards and callbacks', link: '/guides/template-cards' },
             { text: 'Verifying webhooks', link: '/guides/verifying-webhooks' },
             { text: 'Markdown in the WeChat plugin', link: '/guides/wechat-plugin-markdown' },
+          ],
+        },
+        {
+          text: 'Integrations',
+          items: [
+            { text: 'Overview: hooks and push keys', link: '/guides/saas-webhooks' },
+            { text: 'Alertmanager', link: '/integrations/alertmanager' },
+            { text: 'Grafana', link: '/integrations/grafana' },
+            { text: 'GitHub', link: '/integrations/github' },
+            { text: 'GitLab', link: '/integrations/gitlab' },
+            { text: 'Sentry', link: '/integrations/sentry' },
+            { text: 'Any JSON (generic)', link: '/integrations/generic' },
+            { text: 'One-URL push', link: '/integrations/push' },
           ],
         },
         {
