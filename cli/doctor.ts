@@ -2,6 +2,7 @@ import type { AppStatus } from './api.js';
 import type { GatewayConfig } from './domain.js';
 import { errcodeHint } from './domain.js';
 import { ApiError, CliError } from './errors.js';
+import { PACKED } from './packaging.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -297,7 +298,9 @@ export async function runDoctor(inputs: DoctorInputs): Promise<Check[]> {
       detail: unreachable.message,
       fix:
         inputs.where === 'local'
-          ? 'start it with `npm start` in this directory, or pass --url'
+          ? PACKED
+            ? 'run this in a wecom-gateway checkout where `npm start` runs, or pass --url (--stage for a deployed stage)'
+            : 'start it with `npm start` in this directory, or pass --url'
           : 'check --stage and --region',
     });
     return checks;
