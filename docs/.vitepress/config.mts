@@ -37,7 +37,7 @@ export default withMermaid(
               text: '快速开始',
               items: [
                 { text: '在本地运行', link: '/zh/getting-started/local' },
-                { text: '部署到 AWS（英文）', link: '/getting-started/deploy' },
+                { text: '部署到 AWS', link: '/zh/getting-started/deploy' },
                 { text: '配置企业微信', link: '/zh/getting-started/wecom-setup' },
               ],
             },
