@@ -1,5 +1,6 @@
 import type { AppStateView } from './domain.js';
 import { ApiError, UnreachableError } from './errors.js';
+import { PACKED } from './packaging.js';
 import type { Target } from './target.js';
 
 /** GET /v1/messages/{id} as documented in docs/api.md; fields a newer or older gateway lacks stay optional. */
@@ -147,7 +148,11 @@ export class GatewayApi {
         : cause?.code === 'ECONNREFUSED'
           ? 'connection refused'
           : (cause?.message ?? (err instanceof Error ? err.message : String(err)));
-    if (this.target.urlSource === 'default') reason += ' (is `npm start` running? otherwise pass --url)';
+    if (this.target.urlSource === 'default') {
+      reason += PACKED
+        ? ' (no gateway at the default address: pass --url or set WECOM_GATEWAY_URL)'
+        : ' (is `npm start` running? otherwise pass --url)';
+    }
     return reason;
   }
 }

@@ -2,6 +2,7 @@ import type { AppStatus } from './api.js';
 import type { GatewayConfig } from './domain.js';
 import { errcodeHint } from './domain.js';
 import { ApiError, CliError } from './errors.js';
+import { PACKED } from './packaging.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -211,7 +212,31 @@ function callbackCheck(
   };
 }
 
-function rangeCheck(app: string, wanted: VisibleRange, range: VisibleRange | Error | undefined): Check {
+/**
+ * Why the visible range was not read, and how the operator checks it by hand. WeCom answers `agent/get` only to a
+ * caller on the app's trusted IPs with its token: on a stage that is the gateway's own egress, which has no call
+ * for it, and the CLI must not fetch a token with the app secret from the operator's machine.
+ */
+function rangeByHand(
+  where: DoctorInputs['where'],
+  app: string,
+  listed: string,
+): Pick<Check, 'detail' | 'fix'> {
+  return {
+    detail:
+      where === 'stage'
+        ? "not checked: WeCom's agent/get answers only the stage's egress IP, and the gateway has no call for it"
+        : 'not checked: this npm start talks to real WeCom, which answers agent/get only from a trusted IP',
+    fix: `check by hand that the WeCom admin console's 应用管理 > the app of ${app} > 可见范围 covers ${listed}; or send each a test message (wecom-gateway send --app ${app} --to <userid> --text test --wait): wecom-gateway status <id> names those outside it as invaliduser`,
+  };
+}
+
+function rangeCheck(
+  app: string,
+  wanted: VisibleRange,
+  range: VisibleRange | Error | undefined,
+  where: DoctorInputs['where'],
+): Check {
   const name = `${app}: visible range`;
   const none = wanted.users.length + wanted.parties.length + wanted.tags.length === 0;
   if (none) return { status: 'ok', name, detail: 'no recipients in the config to check (hooks, push keys)' };
@@ -220,14 +245,7 @@ function rangeCheck(app: string, wanted: VisibleRange, range: VisibleRange | Err
     ...wanted.parties.map((p) => `party ${p}`),
     ...wanted.tags.map((t) => `tag ${t}`),
   ].join(', ');
-  if (range === undefined) {
-    return {
-      status: 'warn',
-      name,
-      detail: 'cannot be read from here',
-      fix: `check that 应用管理 > the app > 可见范围 covers ${listed}; members outside it come back as invaliduser`,
-    };
-  }
+  if (range === undefined) return { status: 'warn', name, ...rangeByHand(where, app, listed) };
   if (range instanceof Error) {
     return {
       status: 'warn',
@@ -297,7 +315,9 @@ export async function runDoctor(inputs: DoctorInputs): Promise<Check[]> {
       detail: unreachable.message,
       fix:
         inputs.where === 'local'
-          ? 'start it with `npm start` in this directory, or pass --url'
+          ? PACKED
+            ? 'run this in a wecom-gateway checkout where `npm start` runs, or pass --url (--stage for a deployed stage)'
+            : 'start it with `npm start` in this directory, or pass --url'
           : 'check --stage and --region',
     });
     return checks;
@@ -337,7 +357,7 @@ export async function runDoctor(inputs: DoctorInputs): Promise<Check[]> {
         .visibleRange(app)
         .catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
     }
-    checks.push(rangeCheck(app, wanted, range), markdownCheck(app, config));
+    checks.push(rangeCheck(app, wanted, range, inputs.where), markdownCheck(app, config));
   }
   return checks;
 }

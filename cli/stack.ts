@@ -4,6 +4,7 @@ import type { QueueAttributeName, SQSClient } from '@aws-sdk/client-sqs';
 import { deadLetterQueueOf, LANES, QUEUES, type QueueId, STACK_OUTPUTS } from '#lib/resources/index.js';
 import { readStackInfo } from '#local/local-dir.js';
 import { AwsError, UsageError } from './errors.js';
+import { PACKED } from './packaging.js';
 
 /** Where the gateway's table and queues are: `--stage` for a deployed stack, else the `npm start` in this directory. */
 export interface StackFlags {
@@ -42,7 +43,9 @@ export async function locateStack(flags: StackFlags, cwd: string): Promise<Stack
   const info = await readStackInfo(join(cwd, '.local'));
   if (!info) {
     throw new UsageError(
-      `no local stack running in ${cwd} (.local/stack.json): start one with \`npm start\` there, or pass --stage for a deployed stack`,
+      PACKED
+        ? `no local stack running in ${cwd} (.local/stack.json): run this in a wecom-gateway checkout where \`npm start\` runs (the packed CLI cannot start one), or pass --stage for a deployed stack`
+        : `no local stack running in ${cwd} (.local/stack.json): start one with \`npm start\` there, or pass --stage for a deployed stack`,
     );
   }
   if (!info.aws) {

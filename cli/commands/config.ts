@@ -9,6 +9,7 @@ import { INIT_STAGES, type InitStage, initialConfig, placeholdersIn } from '../c
 import type { PushPlan } from '../config-push.js';
 import { ConfigError, type GatewayConfig, parseConfigJson, renderedProblems } from '../domain.js';
 import { CliError, UsageError } from '../errors.js';
+import { PACKED } from '../packaging.js';
 import { STAGE } from '../stack.js';
 
 interface LoadedConfig {
@@ -210,7 +211,7 @@ async function init(run: Run, opts: InitOpts): Promise<void> {
   out.line('Next:');
   const steps =
     opts.stage === 'local'
-      ? [`GATEWAY_CONFIG=${label} npm start`]
+      ? [`GATEWAY_CONFIG=${label} npm start${PACKED ? '   (in a wecom-gateway checkout)' : ''}`]
       : [`fill in ${todo.join(', ')} (WeCom admin console; see the $comment in the file)`];
   steps.push(
     `wecom-gateway keys create --app ops --name ci --file ${label}`,

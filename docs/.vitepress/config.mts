@@ -37,7 +37,7 @@ export default withMermaid(
               text: '快速开始',
               items: [
                 { text: '在本地运行', link: '/zh/getting-started/local' },
-                { text: '部署到 AWS（英文）', link: '/getting-started/deploy' },
+                { text: '部署到 AWS', link: '/zh/getting-started/deploy' },
                 { text: '配置企业微信', link: '/zh/getting-started/wecom-setup' },
               ],
             },
@@ -51,6 +51,7 @@ export default withMermaid(
       search: { provider: 'local' },
       nav: [
         { text: 'Getting started', link: '/getting-started/local' },
+        { text: 'Integrations', link: '/guides/saas-webhooks' },
         { text: 'Troubleshooting', link: '/troubleshooting' },
         { text: 'Reference', link: '/reference/endpoints' },
       ],
@@ -81,7 +82,6 @@ export default withMermaid(
           text: 'Guides',
           items: [
             { text: 'Send from code', link: '/guides/send-from-code' },
-            { text: 'Webhooks from SaaS systems', link: '/guides/saas-webhooks' },
             { text: 'Callbacks and webhooks to you', link: '/guides/callbacks' },
             { text: 'Idempotency and retries', link: '/guides/idempotency' },
             { text: 'Templates', link: '/templates' },
@@ -89,6 +89,19 @@ export default withMermaid(
             { text: 'Template cards and callbacks', link: '/guides/template-cards' },
             { text: 'Verifying webhooks', link: '/guides/verifying-webhooks' },
             { text: 'Markdown in the WeChat plugin', link: '/guides/wechat-plugin-markdown' },
+          ],
+        },
+        {
+          text: 'Integrations',
+          items: [
+            { text: 'Overview: hooks and push keys', link: '/guides/saas-webhooks' },
+            { text: 'Alertmanager', link: '/integrations/alertmanager' },
+            { text: 'Grafana', link: '/integrations/grafana' },
+            { text: 'GitHub', link: '/integrations/github' },
+            { text: 'GitLab', link: '/integrations/gitlab' },
+            { text: 'Sentry', link: '/integrations/sentry' },
+            { text: 'Any JSON (generic)', link: '/integrations/generic' },
+            { text: 'One-URL push', link: '/integrations/push' },
           ],
         },
         {

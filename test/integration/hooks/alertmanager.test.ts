@@ -1,5 +1,5 @@
 /**
- * A real Alertmanager (Debian's prometheus-alertmanager) configured with the webhook snippet of docs/guides/saas-webhooks.md fires an
+ * A real Alertmanager (Debian's prometheus-alertmanager) configured with the webhook snippet of docs/integrations/alertmanager.md fires an
  * alert and then its resolution at the local stack; both must reach the WeCom simulator as readable messages.
  * Skipped with a notice when the binary is not installed (`.ci/run` installs it).
  */
@@ -25,11 +25,11 @@ if (!BINARY) {
   );
 }
 
-const GUIDE = join(import.meta.dirname, '..', '..', '..', 'docs', 'guides', 'saas-webhooks.md');
+const GUIDE = join(import.meta.dirname, '..', '..', '..', 'docs', 'integrations', 'alertmanager.md');
 const HOOK = 'alertmanager';
 
 /**
- * The Alertmanager snippet of docs/guides/saas-webhooks.md (the yaml block with `webhook_configs`), pointed at the local stack, with the
+ * The snippet of docs/integrations/alertmanager.md (the yaml block with `webhook_configs`), pointed at the local stack, with the
  * group timings shortened so the test takes seconds: what a user pastes is what runs here.
  */
 async function readmeConfig(apiUrl: string): Promise<string> {
@@ -37,10 +37,10 @@ async function readmeConfig(apiUrl: string): Promise<string> {
   const block = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)]
     .map((m) => m[1] ?? '')
     .find((b) => b.includes('webhook_configs'));
-  if (!block) throw new Error('docs/guides/saas-webhooks.md has no yaml block with webhook_configs');
+  if (!block) throw new Error('docs/integrations/alertmanager.md has no yaml block with webhook_configs');
   if (!block.includes('https://GATEWAY/v1/hooks/alertmanager/HOOK_TOKEN')) {
     throw new Error(
-      'the guide’s snippet no longer uses the URL https://GATEWAY/v1/hooks/alertmanager/HOOK_TOKEN',
+      'the page’s snippet no longer uses the URL https://GATEWAY/v1/hooks/alertmanager/HOOK_TOKEN',
     );
   }
   return block
@@ -128,7 +128,7 @@ async function postAlert(endsAt?: Date): Promise<void> {
   expect(res.status, await res.text()).toBe(200);
 }
 
-describe.runIf(BINARY)('a real Alertmanager with the guide’s snippet', () => {
+describe.runIf(BINARY)('a real Alertmanager with the page’s snippet', () => {
   it('delivers an alert and its resolution to the simulator as readable messages', async () => {
     await postAlert();
     const [firing] = await inboxOf(gw, 'am-oncall', 1);

@@ -125,7 +125,19 @@ describe('doctor checks', () => {
     });
     expect(checks['ops: visible range']).toMatchObject({
       status: 'warn',
-      fix: expect.stringContaining('user zhangsan'),
+      detail:
+        "not checked: WeCom's agent/get answers only the stage's egress IP, and the gateway has no call for it",
+      fix: expect.stringContaining('应用管理 > the app of ops > 可见范围 covers user zhangsan'),
+    });
+  });
+
+  it('says how to check the visible range by hand when a local stack talks to real WeCom', async () => {
+    const checks = byName(await runDoctor(inputs({ visibleRange: undefined })));
+
+    expect(checks['ops: visible range']).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('real WeCom'),
+      fix: expect.stringContaining('invaliduser'),
     });
   });
 
