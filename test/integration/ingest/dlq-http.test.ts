@@ -7,6 +7,7 @@ import { createDocumentClient, DynamoMessageStore } from '#lib/store/index.js';
 import { newDevKey } from '#local/dev-config.js';
 import { queueDepth } from '#local/harness/sender.js';
 import { type JsonBody, startTestGateway, type TestGateway, waitFor } from '#test/helpers/gateway.js';
+import { openApiValidators, schemaErrors } from '#test/helpers/openapi.js';
 
 /**
  * The DLQ over HTTP (scope `admin`) on the local stack, with the real SDK against the emulators and the strict
@@ -16,6 +17,7 @@ import { type JsonBody, startTestGateway, type TestGateway, waitFor } from '#tes
 describe('GET /v1/dlq, GET /v1/dlq/{id}, POST /v1/dlq/{id}/redrive', () => {
   let gw: TestGateway;
   let store: DynamoMessageStore;
+  const schema = openApiValidators();
   const opsAdmin = newDevKey();
   const otherAdmin = newDevKey();
   const as = (key: { key: string }) => ({ authorization: `Bearer ${key.key}` });
@@ -77,6 +79,7 @@ describe('GET /v1/dlq, GET /v1/dlq/{id}, POST /v1/dlq/{id}/redrive', () => {
     const listed = await gw.get('/v1/dlq', as(opsAdmin));
 
     expect(listed.status).toBe(200);
+    expect(schemaErrors(schema('DeadLetterList'), listed.body)).toEqual([]);
     expect(idsOf(listed.body)).toContain(mine.id);
     expect(idsOf(listed.body)).not.toContain(theirs.id);
     expect(listed.body.dead_letters.find((d: JsonBody) => d.id === mine.id)).toEqual({
@@ -100,6 +103,7 @@ describe('GET /v1/dlq, GET /v1/dlq/{id}, POST /v1/dlq/{id}/redrive', () => {
 
     const shown = await gw.get(`/v1/dlq/${mine.id}`, as(opsAdmin));
     expect(shown).toMatchObject({ status: 200, body: { id: mine.id, state: 'dead', redrivable: true } });
+    expect(schemaErrors(schema('DeadLetter'), shown.body)).toEqual([]);
     expect(await gw.get(`/v1/dlq/${theirs.id}`, as(opsAdmin))).toMatchObject({
       status: 404,
       body: { error: { code: 'not_found' } },
@@ -146,6 +150,7 @@ describe('GET /v1/dlq, GET /v1/dlq/{id}, POST /v1/dlq/{id}/redrive', () => {
         detail: expect.any(String),
       },
     });
+    expect(schemaErrors(schema('RedriveResult'), res.body)).toEqual([]);
     const status = await gw.waitForStatus(dead.id, ['sent', 'failed', 'dead']);
     expect(status.status).toBe('sent');
     expect(status.events.map((e: JsonBody) => e.type)).toEqual(['queued', 'redriven', 'sent']);
@@ -181,6 +186,8 @@ describe('GET /v1/dlq, GET /v1/dlq/{id}, POST /v1/dlq/{id}/redrive', () => {
         error: { code: 'not_redrivable', message: expect.stringContaining('duplicate check'), details: [] },
       },
     });
+    expect(schemaErrors(schema('DeadLetter'), shown.body)).toEqual([]);
+    expect(schemaErrors(schema('Error'), refused.body)).toEqual([]);
     expect((await store.get(old.id))?.status).toBe('dead');
     expect(await queueDepth(gw.stack, 'normal')).toBe(0);
     expect(idsOf((await gw.get('/v1/dlq', as(opsAdmin))).body)).toContain(old.id);

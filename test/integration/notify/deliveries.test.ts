@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newDevKey } from '#local/dev-config.js';
 import { type JsonBody, startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
+import { openApiValidators, schemaErrors } from '#test/helpers/openapi.js';
 import {
   HOOKS_TLS,
   startWebhookReceiver,
@@ -64,6 +65,10 @@ describe('GET /v1/messages/{id}/webhooks', () => {
 
     expect(retrying).toMatchObject({ next_attempt_at: expect.any(String) });
     expect(Date.parse(retrying.next_attempt_at)).toBeGreaterThan(Date.parse(retrying.attempts[0].at));
+    expect(schemaErrors(openApiValidators()('WebhookDeliveries'), body)).toEqual([]);
+    expect(
+      schemaErrors(openApiValidators()('WebhookDeliveries'), { deliveries: [retrying], truncated: false }),
+    ).toEqual([]);
     expect(body.truncated).toBe(false);
     expect(body.deliveries).toHaveLength(1);
     const [delivery] = body.deliveries;
