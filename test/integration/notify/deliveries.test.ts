@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newDevKey } from '#local/dev-config.js';
+import { runInProcess } from '#test/helpers/cli-inprocess.js';
 import { type JsonBody, startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
 import { openApiValidators, schemaErrors } from '#test/helpers/openapi.js';
 import {
@@ -99,6 +100,15 @@ describe('GET /v1/messages/{id}/webhooks', () => {
     // The id the receiver saw in its webhook-id header, on both attempts.
     const seen = receiver.received.filter((r) => r.json.data?.id === id).map((r) => r.headers['webhook-id']);
     expect(seen).toEqual([delivery.id, delivery.id]);
+
+    const env = { WECOM_GATEWAY_URL: gw.stack.apiUrl, WECOM_GATEWAY_KEY: gw.key, NO_COLOR: '1' };
+    const printed = await runInProcess(['messages', 'webhooks', id], { env });
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain(`message.sent  delivered  ${receiver.url('/status')}`);
+    expect(printed.stdout).toMatch(/ {2}1\. .* HTTP 500 · \d+ ms\n/);
+    expect(printed.stdout).toMatch(/ {2}2\. .* HTTP 200 · \d+ ms\n/);
+    const json = await runInProcess(['messages', 'webhooks', id, '--json'], { env });
+    expect(JSON.parse(json.stdout)).toEqual(body);
   }, 90_000);
 
   it('answers 404 for a message of an app the key may not read, and an empty list before any webhook', async () => {
