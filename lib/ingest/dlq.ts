@@ -207,9 +207,11 @@ export async function redriveDeadLetter(
   const { force } = parseRedriveBody(body);
   const ops = dlqDeps(deps);
   const filter = { ids: [id], apps: apiKey.apps, force };
-  // One lane after the other: the message is in one of them, and a lane found holding it is the last one read.
+  // One lane after the other, its priority's lane first (where its copies travel): the search stops where it is.
+  const record = await deps.messages.get(id);
+  const first = record && apiKey.apps.includes(record.app) ? record.priority : undefined;
   let result: RedriveResult | undefined;
-  for (const lane of LANES) {
+  for (const lane of [...LANES].sort((a, b) => Number(b === first) - Number(a === first))) {
     [result] = await redriveDeadLetters(ops, { lane, max: DLQ_SEARCH_MAX, ...filter });
     if (result) break;
   }
