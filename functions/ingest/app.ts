@@ -18,11 +18,9 @@ import {
   type Authenticator,
   createAuthenticator,
   getAppState,
-  getDeadLetter,
   getMessage,
   type IngestDeps,
   listApps,
-  listDlq,
   listEvents,
   listMessages,
   listTemplates,
@@ -30,12 +28,12 @@ import {
   recallMessage,
   receiveHook,
   receivePush,
-  redriveDeadLetter,
   requireScope,
   submitBatch,
   submitMessage,
   updateCard,
 } from '#lib/ingest/index.js';
+import { getDeadLetter, listDlq, redriveDeadLetter } from '#lib/ops/dlq-api.js';
 import { hookNameOf, type Route, routeOf } from '#lib/resources/index.js';
 // Generated from the validator's schemas by `npm run openapi`; a test keeps it current (scripts/openapi.ts).
 import openapi from '../../docs/openapi.json' with { type: 'json' };

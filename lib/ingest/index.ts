@@ -3,17 +3,6 @@ export { type AppState, type AppStateView, getAppState, listApps } from './apps.
 export { type Authenticator, authenticate, createAuthenticator, sha256Hex } from './auth.js';
 export { updateCard } from './card.js';
 export {
-  DEFAULT_DLQ_LIMIT,
-  type DeadLetterHttpView,
-  DLQ_SEARCH_MAX,
-  getDeadLetter,
-  listDlq,
-  MAX_DLQ_LIMIT,
-  parseDlqQuery,
-  type RedriveHttpResult,
-  redriveDeadLetter,
-} from './dlq.js';
-export {
   AccessDeniedError,
   AppNotFoundError,
   IngestError,

@@ -2,9 +2,10 @@
  * The OpenAPI parts of the operator routes: the lanes' dead-letter queues (scope `admin`) and a message's webhook
  * deliveries. Built with the helpers of document.ts, which passes them in (so this file does not import it back).
  */
-import { DEFAULT_DLQ_LIMIT, MAX_DLQ_LIMIT } from '#lib/ingest/dlq.js';
+
 import { MAX_WEBHOOK_ATTEMPTS } from '#lib/ingest/webhooks.js';
 import { STATUS } from '#lib/model/index.js';
+import { DEFAULT_DLQ_LIMIT, MAX_DLQ_LIMIT } from '#lib/ops/dlq-api.js';
 import { LANES } from '#lib/resources/index.js';
 import type { OpenApiHelpers } from './receipts.js';
 

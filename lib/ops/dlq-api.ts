@@ -1,6 +1,17 @@
 import type { ApiKeyConfig } from '#lib/config/index.js';
+import { MESSAGE_ID } from '#lib/ingest/ids.js';
+import {
+  authorizeApp,
+  type IngestDeps,
+  InvalidRequestError,
+  MessageNotFoundError,
+  RetryLaterError,
+  StateConflictError,
+} from '#lib/ingest/index.js';
 import type { ValidationIssue } from '#lib/messages/index.js';
 import type { MessageStatus } from '#lib/model/index.js';
+import { LANES, type LaneName } from '#lib/resources/index.js';
+import { isPlainObject } from '#lib/util/index.js';
 import {
   type DeadLetterState,
   type DeadLetterView,
@@ -9,13 +20,7 @@ import {
   type RedriveOutcome,
   type RedriveResult,
   redriveDeadLetters,
-} from '#lib/ops/dlq.js';
-import { LANES, type LaneName } from '#lib/resources/index.js';
-import { isPlainObject } from '#lib/util/index.js';
-import { authorizeApp } from './access.js';
-import { InvalidRequestError, MessageNotFoundError, RetryLaterError, StateConflictError } from './errors.js';
-import { MESSAGE_ID } from './ids.js';
-import type { IngestDeps } from './types.js';
+} from './dlq.js';
 
 /**
  * The lanes' dead-letter queues over HTTP (`GET /v1/dlq`, `GET /v1/dlq/{id}`, `POST /v1/dlq/{id}/redrive`, scope
