@@ -38,17 +38,24 @@ function fitText(lines: readonly string[], maxBytes: number): string {
 }
 
 /**
- * Converts WeCom markdown to `text.content` (≤ 2048 bytes): markers dropped, headings and quotes kept as lines,
- * links kept. Whole lines are dropped from the end, with a `… N more lines` line, when the result is too long.
+ * Converts WeCom markdown to `text.content` (≤ `maxBytes`, 2048 by default): markers dropped, headings and quotes
+ * kept as lines, links kept. Whole lines are dropped from the end, with a `… N more lines` line, when the result is
+ * too long; with `maxBytes` Infinity nothing is dropped (content that is split into parts afterwards).
  *
  * @example markdownToText('## Disk full\n> host: **db-1**\n[Grafana](https://g.example/d/1)')
  * // 'Disk full\n| host: db-1\n<a href="https://g.example/d/1">Grafana</a>'
  */
-export function markdownToText(markdown: string, options: FallbackOptions = {}): string {
+export function markdownToText(
+  markdown: string,
+  options: FallbackOptions = {},
+  maxBytes: number = LIMITS.text.maxContentBytes,
+): string {
   const lines = parseMarkdown(markdown).map((l) => toTextLine(l, options.links ?? 'anchor'));
-  const converted = fitText(lines, LIMITS.text.maxContentBytes);
+  const fitLinesOf = (ls: readonly string[]) =>
+    Number.isFinite(maxBytes) ? fitText(ls, maxBytes) : tidy(ls).join('\n');
+  const converted = fitLinesOf(lines);
   // Markup with no text at all (an empty <font> tag): better the source than an empty message WeCom rejects.
-  return converted.trim() === '' ? fitText(markdown.split('\n'), LIMITS.text.maxContentBytes) : converted;
+  return converted.trim() === '' ? fitLinesOf(markdown.split('\n')) : converted;
 }
 
 const isUsableUrl = (url: string) => utf8Bytes(url) <= LIMITS.textcard.maxUrlBytes;

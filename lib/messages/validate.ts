@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { isPlainObject } from '#lib/util/index.js';
 import { utf8Bytes } from './fit.js';
 import { PARSE_CONFIG, toValidationIssues } from './issues.js';
 import { GATEWAY_LIMITS, LIMITS, MSG_TYPE_NAMES } from './limits.js';
-import { convertMarkdown, type MarkdownFallback } from './markdown-fallback.js';
+import { convertMarkdown, type MarkdownFallback, markdownToText } from './markdown-fallback.js';
 import { parseRecipients } from './recipients.js';
 import { GatewayFieldsSchema, RESERVED_METADATA_KEYS } from './schemas/gateway.js';
 import { MessageContentSchema } from './schemas/message.js';
@@ -132,6 +133,53 @@ function longContentOf(body: Record<string, unknown>): LongContent | undefined {
     : undefined;
 }
 
+/** What split content becomes: the parts, in order, and the msgtype they are sent as. */
+interface SplitPlan {
+  long: LongContent;
+  msgtype: 'text' | 'markdown';
+  pieces: string[];
+}
+
+/** The markdown fallback a body asks for, before its fields are parsed: its own `markdown_fallback`, or the app's. */
+function fallbackOf(body: Record<string, unknown>, opts: ValidateOptions): MarkdownFallback | undefined {
+  const own = body.markdown_fallback;
+  if (own === 'none') return undefined;
+  if (own === 'text' || own === 'textcard') return own;
+  return typeof body.app === 'string' ? opts.markdownFallback?.(body.app) : undefined;
+}
+
+/**
+ * Splits a body's long content (undefined when it fits). Markdown that falls back is converted whole to text first,
+ * then split as text: converted part by part, a part could grow past the limit (a link's `<a href>` is longer than
+ * its markdown) and be cut by the fallback's own fitting, or shrink to a textcard's 512 bytes. The parts' markers
+ * carry a digest of the content, so two messages that begin alike do not send the same first part (WeCom's duplicate
+ * check would drop the second); two identical messages still send identical parts, as they would whole.
+ */
+function planSplit(
+  body: Record<string, unknown>,
+  opts: ValidateOptions,
+  maxParts: number,
+): SplitPlan | { issue: ValidationIssue } | undefined {
+  const long = longContentOf(body);
+  if (!long) return undefined;
+  const converts = long.msgtype === 'markdown' && fallbackOf(body, opts) !== undefined;
+  const source = converts ? markdownToText(long.content, {}, Number.POSITIVE_INFINITY) : long.content;
+  const msgtype = converts ? 'text' : long.msgtype;
+  const tag = createHash('sha256').update(source).digest('hex').slice(0, 4);
+  const split = splitContent(source, {
+    maxBytes: LIMITS[msgtype].maxContentBytes,
+    maxParts,
+    format: SPLITTABLE[msgtype] ?? 'text',
+    tag,
+  });
+  if (split.kind === 'too-many-parts') {
+    const message = `${utf8Bytes(long.content)} bytes would need ${split.needed} parts, more than the cap of ${maxParts}`;
+    return { issue: { field: `${long.msgtype}.content`, message } };
+  }
+  const pieces = split.kind === 'parts' ? split.parts.map((p) => p.content) : [split.content];
+  return { long, msgtype, pieces };
+}
+
 /** Over-long content without `split`: the 400 says how long it is (the schema's message) and that split exists. */
 function withSplitHint(issues: ValidationIssue[], body: Record<string, unknown>): ValidationIssue[] {
   const long = longContentOf(body);
@@ -153,25 +201,15 @@ export function validateMessageRequest(input: unknown, opts: ValidateOptions = {
   const settings = typeof expanded.body.app === 'string' ? opts.split?.(expanded.body.app) : undefined;
   const wantsSplit =
     typeof expanded.body.split === 'boolean' ? expanded.body.split : (settings?.byDefault ?? false);
-  const long = wantsSplit ? longContentOf(expanded.body) : undefined;
-  let pieces: string[] | undefined;
+  const plan = wantsSplit
+    ? planSplit(expanded.body, opts, settings?.maxParts ?? DEFAULT_SPLIT_MAX_PARTS)
+    : undefined;
+  if (plan && 'issue' in plan) return { ok: false, issues: [plan.issue] };
   let body = expanded.body;
-  if (long) {
-    const maxParts = settings?.maxParts ?? DEFAULT_SPLIT_MAX_PARTS;
-    const split = splitContent(long.content, {
-      maxBytes: LIMITS[long.msgtype].maxContentBytes,
-      maxParts,
-      format: SPLITTABLE[long.msgtype] ?? 'text',
-    });
-    if (split.kind === 'too-many-parts') {
-      const field = `${long.msgtype}.content`;
-      const message = `${utf8Bytes(long.content)} bytes would need ${split.needed} parts, more than the cap of ${maxParts}`;
-      return { ok: false, issues: [{ field, message }] };
-    }
-    pieces = split.kind === 'parts' ? split.parts.map((p) => p.content) : [split.content];
+  if (plan) {
     // Every other check runs on the body as its first part will be sent; the parts differ only in content.
-    const object = body[long.msgtype] as Record<string, unknown>;
-    body = { ...body, [long.msgtype]: { ...object, content: pieces[0] } };
+    const object = body[plan.long.msgtype] as Record<string, unknown>;
+    body = { ...body, [plan.long.msgtype]: { ...object, content: plan.pieces[0] } };
   }
 
   const gateway = v.safeParse(GatewayFieldsSchema, body, PARSE_CONFIG);
@@ -217,21 +255,19 @@ export function validateMessageRequest(input: unknown, opts: ValidateOptions = {
   const fallback = fields.markdown_fallback ?? opts.markdownFallback?.(fields.app);
   const fallsBack = msgtype === 'markdown' && (fallback === 'text' || fallback === 'textcard');
   const withFallback = (markdown: { content: string }): Segment => {
-    if (!fallsBack) return { msgtype: 'markdown', content: markdown };
-    const converted = convertMarkdown(markdown, fallback);
+    const converted = convertMarkdown(markdown, fallback === 'textcard' ? 'textcard' : 'text');
     return converted.msgtype === 'text'
       ? { msgtype: 'text', content: converted.text }
       : { msgtype: 'textcard', content: converted.textcard };
   };
   let segments: Segment[] | undefined;
-  if (long && pieces) {
-    // The record keeps the whole content the client sent; each part is converted as a hand-built message would be.
-    sent = { msgtype, content: { ...sent.content, content: long.content } };
-    segments = pieces.map((piece) =>
-      long.msgtype === 'text'
-        ? { msgtype: 'text', content: { ...sent.content, content: piece } }
-        : withFallback({ ...sent.content, content: piece }),
-    );
+  if (plan && plan.pieces.length === 1) {
+    // Markdown whose text fallback fits one message: sent as that text, whole (a textcard would cut it to 512 bytes).
+    sent = { msgtype: 'text', content: { content: plan.pieces[0] } };
+  } else if (plan) {
+    // The record keeps the whole content the client sent; the parts are what goes to WeCom.
+    sent = { msgtype, content: { content: plan.long.content } };
+    segments = plan.pieces.map((piece) => ({ msgtype: plan.msgtype, content: { content: piece } }));
   } else if (fallsBack && content.output.msgtype === 'markdown') {
     sent = withFallback(content.output.markdown);
   }

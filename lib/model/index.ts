@@ -38,7 +38,14 @@ export {
   type WebhookStatus,
   type WecomReceipt,
 } from './record.js';
-export { hasNextSegment, segmentCount, segmentLabel, segmentOf, segmentRequest } from './segments.js';
+export {
+  hasNextSegment,
+  segmentCompleted,
+  segmentCount,
+  segmentLabel,
+  segmentOf,
+  segmentRequest,
+} from './segments.js';
 export {
   type MessageSummary,
   mayHaveFirstDelivery,

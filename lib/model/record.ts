@@ -78,6 +78,8 @@ export interface SentPart {
    * or content that was not split.
    */
   segment?: number;
+  /** This send completed its part of split content: every recipient has it, the next part may go. */
+  completes?: true;
 }
 
 export interface MessageEvent {

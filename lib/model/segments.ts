@@ -1,5 +1,6 @@
 import type { MessageRequest } from '#lib/messages/index.js';
 import type { QueuedMessage } from './queue-body.js';
+import type { MessageRecord } from './record.js';
 
 /*
  * Which part of split content (MessageRequest `segments`, the API's "parts") a queued copy sends. The code says
@@ -24,6 +25,10 @@ export function segmentRequest(msg: Pick<QueuedMessage, 'segment' | 'request'>):
   const { segments: _all, ...request } = msg.request;
   return { ...request, msgtype: segment.msgtype, content: segment.content };
 }
+
+/** Whether the record shows part `segment` sent to every recipient (its last send `completes` it). */
+export const segmentCompleted = (record: Pick<MessageRecord, 'parts'>, segment: number): boolean =>
+  (record.parts ?? []).some((p) => p.completes === true && (p.segment ?? 0) === segment);
 
 /** "part 2/3: " for a split message, so a failure names the part it stopped at; "" otherwise. */
 export const segmentLabel = (msg: Pick<QueuedMessage, 'segment' | 'request'>): string =>

@@ -99,6 +99,11 @@ export interface StatusChange {
   replaceInDoubt?: true;
   /** Removes the record's `error` (a redriven message is no longer dead). */
   clearError?: true;
+  /**
+   * Removes the record's in-doubt marker: the request it was about is settled (a part of split content reached
+   * everyone, and the next part, a request of its own, is queued).
+   */
+  clearInDoubt?: true;
   /** Appended to `parts`. */
   part?: SentPart;
 }
@@ -216,9 +221,13 @@ export const changes = {
       detail: `part ${s.segment + 1}/${s.count}: msgid ${receipt.msgid}`,
     }),
     attemptsDelta: 1,
-    part: { touser: s.touser, sentAt: at, wecom: receipt, segment: s.segment },
-    ...(s.generation !== undefined ? { generation: s.generation, missed: { receive: 0 } } : {}),
-    ...(s.inDoubt !== undefined ? { inDoubt: s.inDoubt } : {}),
+    part: { touser: s.touser, sentAt: at, wecom: receipt, segment: s.segment, completes: true },
+    // With the next part queued, a doubt about this one is settled: it must not fail the next part's redelivery.
+    ...(s.generation !== undefined
+      ? { generation: s.generation, missed: { receive: 0 }, clearInDoubt: true as const }
+      : s.inDoubt !== undefined
+        ? { inDoubt: s.inDoubt }
+        : {}),
   }),
   /** `generation`: set when the retry travels as a fresh copy (its receive count starts again). */
   retry: (at: string, attempt: FailedAttempt, generation?: number): StatusChange => ({
@@ -300,6 +309,7 @@ export function applyChange(record: MessageRecord, c: StatusChange): MessageReco
   if (c.generation !== undefined) r.generation = c.generation;
   if (c.inDoubt && (record.inDoubt === undefined || c.replaceInDoubt)) r.inDoubt = c.inDoubt;
   if (c.clearError) delete r.error;
+  if (c.clearInDoubt) delete r.inDoubt;
   if (c.part) r.parts = [...(record.parts ?? []), c.part];
   if (c.missed === false) delete r.missed;
   else if (c.missed !== undefined) r.missed = c.missed;

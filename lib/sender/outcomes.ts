@@ -185,11 +185,11 @@ export async function endAtDeadline(
     deadline.kind === 'ttl'
       ? changes.expire(at, {
           code: 'ttl_expired',
-          message: `not delivered within ttl_seconds (${deadline.seconds} s); last: ${last}`,
+          message: `${segmentLabel(msg)}not delivered within ttl_seconds (${deadline.seconds} s); last: ${last}`,
         })
       : changes.die(at, attempt, {
           code: 'budget_exhausted',
-          message: `not delivered within the app's delivery budget (${deadline.seconds} s, delivery.budgetSeconds); last: ${last}`,
+          message: `${segmentLabel(msg)}not delivered within the app's delivery budget (${deadline.seconds} s, delivery.budgetSeconds); last: ${last}`,
         });
   await deps.messages
     .transition(msg.id, change)

@@ -131,7 +131,7 @@ export async function sentPart(
   });
   deps.metrics.count('SentPart');
   // Queued: done. Not queued: the retry must know who got it; if even that was not recorded, retrying would send
-  // the part twice, so the rest is given up to the DLQ alarm rather than duplicated.
+  // the part twice, so the rest is given up (logged above) rather than duplicated.
   if (generation !== undefined || !recorded) return 'ack';
   return 'retry';
 }

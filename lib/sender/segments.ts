@@ -61,7 +61,14 @@ export async function nextSegment(
     return false;
   });
   deps.metrics.count('SentPart');
-  // As for a part of the recipients: unrecorded, a retry would send this part twice; the DLQ alarm takes it instead.
-  if (generation !== undefined || !recorded) return 'ack';
+  if (generation !== undefined) return 'ack';
+  // Recorded: the redelivery finds this part complete and only queues the next one.
+  if (recorded) return 'retry';
+  // Neither: the redelivery resends this part as the same request, which WeCom's duplicate check drops. Without
+  // the check it would be shown twice, so the rest of the message is given up instead (and logged).
+  if (msg.duplicateCheckSeconds === 0) {
+    log.error('gave up the rest of a split message: its next part could not be queued nor this one recorded');
+    return 'ack';
+  }
   return 'retry';
 }

@@ -7,6 +7,7 @@ import {
   inDoubtOnRedelivery,
   type MessageRecord,
   receiptOf,
+  segmentCompleted,
   segmentOf,
   segmentRequest,
   TERMINAL_STATUSES,
@@ -162,6 +163,10 @@ async function processRecord(
 
   const check = await duplicateCheckFor(copy, log);
   if (check === 'ack') return 'ack';
+  // Split content: an earlier receive sent this copy's part to everyone, but its next part was not queued.
+  if (check.stored && hasNextSegment(msg) && segmentCompleted(check.stored, segmentOf(msg))) {
+    return nextSegment({ deps, incoming: r, msg, log }, undefined);
+  }
   // From here on, `received.msg` tells every outcome (retry, deferral) whether the message is in doubt.
   const received: Received = check.inDoubt ? { ...copy, msg: { ...msg, inDoubt: check.inDoubt } } : copy;
 

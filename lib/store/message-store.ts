@@ -456,6 +456,11 @@ function attemptMarkers(
     names['#error'] = 'error';
     removes.push('#error');
   }
+  if (c.clearInDoubt && !c.inDoubt) {
+    names['#doubt'] = ATTR.inDoubt;
+    names['#since'] = ATTR.inDoubtSince;
+    removes.push('#doubt', '#since');
+  }
   if (c.missed !== undefined) {
     names['#missed'] = ATTR.missed;
     names['#receive'] = ATTR.missedReceive;

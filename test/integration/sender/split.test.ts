@@ -11,7 +11,7 @@ const LOG = Array.from(
   { length: 26 },
   (_, i) => `[${String(i).padStart(2, '0')}] 数据库连接池耗尽，重试中 ${'错误详情 '.repeat(18)}`,
 ).join('\n\n');
-const MARKER = /^\((\d+)\/(\d+)\)\n/;
+const MARKER = /^\((\d+)\/(\d+) · [0-9a-f]{4}\)\n/;
 
 const contents = (inbox: ReceivedMessage[]) => inbox.map((m) => (m.payload as { content: string }).content);
 const simOf = (g: TestGateway): WecomSimulator => {

@@ -238,6 +238,26 @@ describe('DynamoMessageStore (dynalite)', () => {
     expect(stored).not.toHaveProperty('error');
   });
 
+  it('settles the doubt of a part of split content once its next part is queued, as applyChange does', async () => {
+    const record = messageRecord({ status: 'deferred', generation: 1, inDoubt: { since: 'early' } });
+    await store.create(record);
+    const done = changes.sendSegment(
+      't1',
+      { msgid: 'M1' },
+      { segment: 0, count: 2, touser: ['a'], generation: 2 },
+    );
+
+    expect(await store.transition(record.id, done)).toBe(true);
+
+    const stored = await store.get(record.id);
+    expect(stored).toEqual(applyChange(record, done));
+    expect(stored).not.toHaveProperty('inDoubt');
+    expect(await rawItem(record.id)).not.toHaveProperty('mayHaveReachedWecom');
+    expect(stored?.parts).toEqual([
+      { touser: ['a'], sentAt: 't1', wecom: { msgid: 'M1' }, segment: 0, completes: true },
+    ]);
+  });
+
   it('returns false for a record that does not exist, without creating it', async () => {
     const moved = await store.transition('msg_nobody', changes.fail('now', { code: 'x', message: 'y' }));
 

@@ -30,7 +30,7 @@ describe('split on request', () => {
       expect(s.msgtype).toBe('text');
       const content = String(s.content.content);
       expect(utf8Bytes(content)).toBeLessThanOrEqual(2048);
-      expect(content.startsWith(`(${i + 1}/${segments.length})\n`)).toBe(true);
+      expect(content).toMatch(new RegExp(`^\\(${i + 1}/${segments.length} · [0-9a-f]{4}\\)\n`));
     });
     expect(r.value.content).toEqual({ content: LONG });
   });
@@ -75,9 +75,43 @@ describe('split on request', () => {
     const segments = r.value.segments ?? [];
     expect(segments.length).toBeGreaterThan(1);
     expect(segments.every((s) => s.msgtype === 'text')).toBe(true);
-    expect(String(segments[0]?.content.content)).toMatch(/^\(1\/\d+\)\n值班日志\n/);
+    expect(String(segments[0]?.content.content)).toMatch(/^\(1\/\d+ · [0-9a-f]{4}\)\n值班日志\n/);
     const kept = validateMessageRequest(body({ split: true }, 'markdown', markdown));
     expect(kept.ok && kept.value.segments?.every((s) => s.msgtype === 'markdown')).toBe(true);
+  });
+
+  it('loses nothing of split markdown that falls back, though its links grow when converted', () => {
+    // 6 KB of lines with links: converted part by part, each part would outgrow 2,048 bytes and be cut.
+    const lines = Array.from(
+      { length: 60 },
+      (_, i) => `- 构建 ${i} 失败 [日志](https://ci.example.com/runs/${i}/log)`,
+    );
+    for (const fallback of ['text', 'textcard'] as const) {
+      const r = validateMessageRequest(
+        body({ split: true, markdown_fallback: fallback }, 'markdown', lines.join('\n')),
+      );
+      if (!r.ok) throw new Error(JSON.stringify(r.issues));
+      const segments = r.value.segments ?? [];
+      expect(segments.length).toBeGreaterThan(1);
+      const sent = segments.map((s) => String(s.content.content)).join('\n');
+      expect(segments.every((s) => s.msgtype === 'text')).toBe(true);
+      expect(sent).not.toMatch(/more lines?/);
+      for (let i = 0; i < 60; i++) expect(sent).toContain(`href="https://ci.example.com/runs/${i}/log"`);
+      for (const s of segments) expect(utf8Bytes(String(s.content.content))).toBeLessThanOrEqual(2048);
+    }
+  });
+
+  it('marks the parts of two messages that begin alike differently, and of identical ones alike', () => {
+    const parts = (content: string) => {
+      const r = validateMessageRequest(body({ split: true }, 'text', content));
+      return r.ok ? (r.value.segments ?? []).map((s) => s.content.content) : [];
+    };
+    const a = parts(`${LONG}\n\n告警 A 结束`);
+    const b = parts(`${LONG}\n\n告警 B 结束`);
+    expect(a.length).toBe(b.length);
+    // WeCom's duplicate check would drop b's first part if it were a's, byte for byte.
+    expect(a[0]).not.toBe(b[0]);
+    expect(parts(`${LONG}\n\n告警 A 结束`)).toEqual(a);
   });
 
   it('still validates the rest of the message', () => {

@@ -133,6 +133,19 @@ describe('splitContent', () => {
       expect(p.content.split('\n').slice(1, 3)).toEqual(['| host | state |', '|---|---|']);
   });
 
+  it('closes and reopens a long code block of CRLF content, and puts a tag in every marker', () => {
+    const code = `\`\`\`js\r\n${Array.from({ length: 80 }, (_, i) => `console.log(${i});`).join('\r\n')}\r\n\`\`\`\r\n`;
+    const r = splitContent(code, { maxBytes: 512, maxParts: 100, format: 'markdown', tag: '9f2c' });
+    if (r.kind !== 'parts') throw new Error(r.kind);
+    expect(r.parts.length).toBeGreaterThan(2);
+    r.parts.forEach((p, i) => {
+      expect(p.content.startsWith(`(${i + 1}/${r.parts.length} · 9f2c)\n`)).toBe(true);
+      expect(fenceLines(p.content) % 2, p.content).toBe(0);
+      expect(utf8Bytes(p.content)).toBeLessThanOrEqual(512);
+    });
+    expect(r.parts.map((p) => p.body).join('')).toBe(code);
+  });
+
   it('cuts after a paragraph before it cuts after a line', () => {
     const paragraph = (n: number) => `${'段落'.repeat(n)}\n${'第二行'.repeat(n)}\n\n`;
     // 903 bytes a paragraph: two fit a part of 2,048, three do not; the cut comes after the second.

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { QUOTA_DEFAULTS } from '#lib/config/index.js';
 import type { MessageRequest } from '#lib/messages/index.js';
 import { type QueuedMessage, STATUS } from '#lib/model/index.js';
+import type { QuotaDemand } from '#lib/quota/index.js';
 import { processBatch } from '#lib/sender/index.js';
 import { WecomApiError } from '#lib/wecom/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
@@ -17,6 +19,26 @@ function splitRequest(n: number, touser = ['zhangsan', 'lisi']): MessageRequest 
     segments: pieces.map((content) => ({ msgtype: 'text' as const, content: { content } })),
   };
 }
+
+/** Books `member`'s line about `slots` slots ahead, as other messages would (see parts.test.ts). */
+async function busy(h: ReturnType<typeof senderHarness>, member: string, slots = 5) {
+  const d: QuotaDemand = {
+    app: 'ops',
+    quota: { ...QUOTA_DEFAULTS },
+    priority: 'normal',
+    members: [member],
+    splittable: true,
+    extraPersonTimes: 0,
+    broadcasts: 0,
+    broadcastShare: 0,
+  };
+  for (let i = 0; i < slots; i++) await h.deps.quota.reserve(d);
+}
+
+const contentOf = (h: ReturnType<typeof senderHarness>) =>
+  h.wecom.sends.map(
+    (s) => `${s.touser ?? ''}/${s.toparty ?? ''}: ${(s.text as { content: string }).content}`,
+  );
 
 const lastCopy = (h: ReturnType<typeof senderHarness>): QueuedMessage => {
   const copy = h.lanes.enqueued.at(-1)?.message;
@@ -110,5 +132,82 @@ describe('split content', () => {
       '(2/2)\npart 2',
     ]);
     expect(h.store.record('msg_requeue')?.status).toBe(STATUS.sent);
+  });
+
+  it('sends the next part to every recipient, not only those who waited for their slots in the part before', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    await busy(h, 'oncall');
+    const m = queued('msg_groups', START, splitRequest(2, ['a', 'oncall']));
+    await h.store.create(m.record);
+
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    const rest = lastCopy(h);
+    expect(rest).toMatchObject({ part: { touser: ['oncall'] } });
+    clock.advance((rest.part?.reservations?.members?.oncall as number) - clock.now());
+    await processBatch(h.deps, [m.sqs(rest, 1)]);
+    const next = lastCopy(h);
+    expect(next).toMatchObject({ segment: 1 });
+    expect(next.part).toBeUndefined();
+    while (h.store.record('msg_groups')?.status !== STATUS.sent && h.lanes.enqueued.length < 10) {
+      clock.advance(((h.lanes.enqueued.at(-1)?.delaySeconds ?? 0) + 1) * 1000);
+      await processBatch(h.deps, [m.sqs(lastCopy(h), 1)]);
+    }
+    // Each member gets part 1 before part 2, and part 2 goes to both.
+    const sent = contentOf(h);
+    expect(sent[0]).toBe('a/: (1/2)\npart 1');
+    expect(sent[1]).toBe('oncall/: (1/2)\npart 1');
+    expect(sent.slice(2).join(' ')).toMatch(
+      /a\|oncall\/: \(2\/2\)\npart 2|a\/: \(2\/2\).*oncall\/: \(2\/2\)/,
+    );
+  });
+
+  it('resends nothing of a redelivered later part that reached some members already', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const m = queued('msg_redeliver', START, splitRequest(2, ['a', 'b']));
+    await h.store.create(m.record);
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    const second = lastCopy(h);
+    clock.advance(5_000);
+    // Part 2 reached a and b, but the status write failed: SQS hands the copy over again.
+    h.store.failTransitionsTo.add(STATUS.sent);
+    await processBatch(h.deps, [m.sqs(second, 1)]);
+    h.store.failTransitionsTo.clear();
+    expect(h.wecom.sends).toHaveLength(2);
+    clock.advance(30_000);
+    await processBatch(h.deps, [m.sqs(second, 2)]);
+    // The redelivery sends part 2 again as the same request (WeCom's duplicate check drops it), never part 1.
+    const later = h.wecom.sends.slice(2).map((s) => (s.text as { content: string }).content);
+    expect(later.every((c) => c.startsWith('(2/2)'))).toBe(true);
+    expect(h.wecom.sends.at(-1)).toMatchObject({ enable_duplicate_check: 1 });
+    expect(h.store.record('msg_redeliver')?.status).toBe(STATUS.sent);
+  });
+
+  it('does not send a completed part again to a party when only its next copy was missing', async () => {
+    const clock = fakeClock(START);
+    const h = senderHarness(clock.now);
+    const request = splitRequest(2, ['a']);
+    request.recipients.toparty = ['7'];
+    const ops = h.deps.config.apps.ops;
+    if (!ops) throw new Error('no app ops');
+    ops.broadcast = { partySizes: { '7': 3 }, memberShare: 0.25 };
+    const m = queued('msg_party', START, request);
+    await h.store.create(m.record);
+    const enqueue = h.lanes.enqueue.bind(h.lanes);
+    let failNext = true;
+    h.lanes.enqueue = async (...args) => {
+      if (failNext) {
+        failNext = false;
+        throw new Error('SQS unavailable');
+      }
+      return enqueue(...args);
+    };
+    await processBatch(h.deps, [m.sqs(m.body(), 1)]);
+    expect(h.wecom.sends).toHaveLength(1);
+    clock.advance(30_000);
+    await processBatch(h.deps, [m.sqs(m.body(), 2)]);
+    expect(h.wecom.sends).toHaveLength(1);
+    expect(lastCopy(h)).toMatchObject({ segment: 1 });
   });
 });
