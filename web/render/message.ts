@@ -29,14 +29,14 @@ const RENDERERS: Record<string, Renderer> = {
   news: (c) => renderArticles(list(c.articles), 'news'),
   mpnews: (c) => renderArticles(list(c.articles), 'mpnews'),
   template_card: (c, options) => (isKnownCardType(c.card_type) ? renderTemplateCard(c, options) : undefined),
-  image: (c) => h('div', { class: 'wr-media' }, imagePlaceholder(`图片 ${str(c.media_id)}`)),
-  voice: (c) => h('div', { class: 'wr-media' }, `🔊 语音 ${str(c.media_id)}`),
-  file: (c) => h('div', { class: 'wr-media wr-file' }, `📎 文件 ${str(c.media_id)}`),
+  image: (c) => h('div', { class: 'wr-media' }, imagePlaceholder(str(c.media_id))),
+  voice: (c) => h('div', { class: 'wr-media' }, `[语音] ${str(c.media_id)}`),
+  file: (c) => h('div', { class: 'wr-media wr-file' }, `[文件] ${str(c.media_id)}`),
   video: (c) =>
     h(
       'div',
       { class: 'wr-media' },
-      h('div', { class: 'wr-card-title' }, `🎬 ${str(c.title) || '视频'}`),
+      h('div', { class: 'wr-card-title' }, `[视频] ${str(c.title)}`),
       h('div', { class: 'wr-card-desc' }, str(c.description)),
     ),
   miniprogram_notice: (c) =>

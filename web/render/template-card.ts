@@ -136,7 +136,7 @@ function horizontalList(card: Json): Child[] {
         const value = str(row.value);
         let shown: Child = value;
         if (row.type === 1) shown = opens(row.url, value);
-        else if (row.type === 2) shown = h('span', { class: 'wr-card-file' }, `📎 ${value}`);
+        else if (row.type === 2) shown = h('span', { class: 'wr-card-file' }, `[附件] ${value}`);
         else if (row.type === 3) shown = h('span', { class: 'wr-card-member' }, value);
         return [h('dt', {}, str(row.keyname)), h('dd', {}, shown)];
       }),
