@@ -28,7 +28,7 @@ const hrefFor = (r: Route): string =>
   `${BASE}${r.userid ? `/${encodeURIComponent(r.userid)}` : ''}${r.only ? `/${encodeURIComponent(r.only)}` : ''}`;
 
 /** Per message: pressed in this session, and what the last action answered. */
-const pressed = new Set<string>();
+const pressed = new Map<string, Record<string, string[]>>();
 const results = new Map<string, { ok: boolean; text: string }>();
 /** Rendered items by their content, so a refresh keeps what the member is choosing on an unchanged card. */
 let rendered = new Map<string, HTMLElement>();
@@ -144,7 +144,7 @@ async function draw(): Promise<void> {
   const next = new Map<string, HTMLElement>();
   const nodes = items.map((item) => {
     const id = item.kind === 'message' ? item.message.msgid : '';
-    const key = JSON.stringify([item, pressed.has(id), results.get(id)]);
+    const key = JSON.stringify([item, pressed.get(id), results.get(id)]);
     const el = rendered.get(key) ?? drawItem(tl.userid, item);
     next.set(key, el);
     return el;
@@ -224,6 +224,7 @@ function drawMessage(userid: string, m: api.ReceivedMessage): HTMLElement {
       recalled: m.recalled,
       replaced: lastCard >= 0,
       pressed: pressed.has(m.msgid),
+      ...(pressed.has(m.msgid) ? { selected: pressed.get(m.msgid) } : {}),
       ...(replaceName !== undefined ? { replaceName } : {}),
     },
     onCardAction: (action) => act(userid, m.msgid, action),
@@ -297,7 +298,7 @@ async function act(userid: string, msgid: string, action: CardAction): Promise<v
       ...(action.kind === 'menu' ? { menu: true } : {}),
       ...(Object.keys(action.selected).length > 0 ? { selected_items: action.selected } : {}),
     });
-    pressed.add(msgid);
+    pressed.set(msgid, action.selected);
     results.set(msgid, {
       ok: answer.status >= 200 && answer.status < 300,
       text: `Pressed “${answer.eventKey}”: the app's callback URL answered HTTP ${answer.status} after ${answer.attempts} attempt(s).`,

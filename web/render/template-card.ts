@@ -218,7 +218,8 @@ class Controls {
     return b;
   }
 
-  #select(questionKey: string, title: string, options: Json[], selectedId: string): HTMLElement {
+  #select(questionKey: string, title: string, options: Json[], defaultId: string): HTMLElement {
+    const selectedId = this.#options.state?.selected?.[questionKey]?.[0] ?? defaultId;
     const select = h(
       'select',
       {
@@ -332,6 +333,7 @@ class Controls {
   #checkbox(checkbox: Json): HTMLElement {
     const key = str(checkbox.question_key);
     const multi = checkbox.mode === 1;
+    const chosen = this.#options.state?.selected?.[key];
     const inputs: HTMLInputElement[] = [];
     const box = h(
       'fieldset',
@@ -342,7 +344,7 @@ class Controls {
           type: multi ? 'checkbox' : 'radio',
           name: `q-${key}`,
           value: str(o.id),
-          checked: o.is_checked === true,
+          checked: chosen ? chosen.includes(str(o.id)) : o.is_checked === true,
           'data-testid': 'card-option',
         });
         input.disabled = !this.#interactive;

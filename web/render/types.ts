@@ -22,6 +22,8 @@ export interface MessageState {
   replaced?: boolean;
   /** The member pressed it in this session: with a `replace_text`, the buttons show that grey text. */
   pressed?: boolean;
+  /** What the member chose when pressing it (question_key → option ids), shown instead of the card's defaults. */
+  selected?: Record<string, string[]>;
 }
 
 export interface RenderOptions {

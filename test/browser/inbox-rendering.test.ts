@@ -8,6 +8,7 @@ import {
   screenshot,
   type WatchedPage,
 } from '#test/helpers/browser.js';
+import { cardBody } from '#test/helpers/messages-factories.js';
 import { APP, getToken, postApi, send, startTestSimulator } from '#test/helpers/sim-fixtures.js';
 
 /**
@@ -65,6 +66,9 @@ const HOSTILE = {
   },
 };
 
+const noScroll = (page: WatchedPage['page']) =>
+  page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth');
+
 describeBrowser('simulator inbox', () => {
   let sim: WecomSimulator;
   let browser: Browser;
@@ -76,8 +80,8 @@ describeBrowser('simulator inbox', () => {
       // Bob's 13th message in a minute is dropped; mallory stays below that.
       limits: { perMemberPerMinute: 12 },
       directory: {
-        users: ['mallory', 'bob', 'carol'],
-        apps: { [APP.agentId]: { users: ['mallory', 'bob'] } },
+        users: ['mallory', 'bob', 'carol', 'dave'],
+        apps: { [APP.agentId]: { users: ['mallory', 'bob', 'dave'] } },
       },
     });
     const token = await getToken(sim);
@@ -109,6 +113,15 @@ describeBrowser('simulator inbox', () => {
       msgtype: 'template_card',
       template_card: { card_type: 'future_card', task_id: 'f1' },
     });
+    for (const type of ['text_notice', 'news_notice', 'vote_interaction', 'multiple_interaction'] as const) {
+      const { template_card } = cardBody(type, type === 'vote_interaction' ? { 'checkbox.mode': 0 } : {});
+      await send(sim, token, {
+        touser: 'dave',
+        agentid: APP.agentId,
+        msgtype: 'template_card',
+        template_card,
+      });
+    }
     browser = await launchBrowser();
     watched = await openPage(browser, { width: 390, height: 844 });
     watched.page.on('dialog', (d) => {
@@ -222,6 +235,44 @@ describeBrowser('simulator inbox', () => {
       });
       await expect.poll(() => page.getByTestId('text-content').textContent()).toBe('实时到达');
       expect(await page.getByTestId('inbox-item').count()).toBe(1);
+    });
+  });
+
+  describe('every template card type', () => {
+    it('shows notices, menus, votes and drop-down choices as the client lays them out', async () => {
+      const { page } = watched;
+      await page.goto(`${sim.inboxUrl}/dave`);
+      const cards = page.getByTestId('template-card');
+      await expect.poll(() => cards.count()).toBe(4);
+      const types = await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-card-type')));
+      expect(types).toEqual(['multiple_interaction', 'vote_interaction', 'news_notice', 'text_notice']);
+
+      const notice = cards.nth(3);
+      expect(await notice.locator('.wr-card-emphasis-title').textContent()).toBe('100');
+      expect(await notice.locator('dt').allTextContents()).toEqual([
+        '邀请人',
+        '企业微信官网',
+        '企业微信下载',
+        '员工信息',
+      ]);
+      expect(await notice.locator('.wr-card-jump').count()).toBe(2);
+      const menu = notice.getByTestId('card-menu');
+      await menu.focus();
+      await page.keyboard.press('Enter');
+      expect(await menu.getAttribute('aria-expanded')).toBe('true');
+      expect(await notice.getByTestId('card-menu-item').allTextContents()).toEqual(['接受推送', '不再推送']);
+
+      expect(await cards.nth(2).locator('.wr-card-image').count()).toBe(1);
+      expect(await cards.nth(2).locator('.wr-card-vertical').count()).toBe(1);
+      expect(await cards.nth(1).locator('input[type="radio"]').count()).toBe(2);
+      expect(await cards.nth(1).getByTestId('card-submit').textContent()).toBe('提交');
+      const selects = cards.nth(0).getByTestId('card-select');
+      expect(await selects.count()).toBe(2);
+      expect(await selects.nth(1).inputValue()).toBe('selection_id3');
+      expect(await noScroll(page)).toBe(true);
+      await screenshot(page, 'inbox-cards');
+      expect(watched.cspViolations).toEqual([]);
+      expect(watched.errors).toEqual([]);
     });
   });
 });
