@@ -215,6 +215,21 @@ describeBrowser('simulator inbox on the local stack', () => {
     });
   });
 
+  it('replies as the member: the app’s event feed gets the text', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const { page } = phone;
+    await page.getByTestId('reply-input').fill('收到，马上处理');
+    await page.getByTestId('reply-send').click();
+    await expect.poll(() => page.getByTestId('reply-result').textContent()).toMatch(/as bob: .*HTTP 200/);
+
+    const { body } = await gw.get(`/v1/events?app=ops&since=${since}`);
+    expect(body.events).toEqual([
+      expect.objectContaining({
+        event: expect.objectContaining({ kind: 'text', from: 'bob', content: '收到，马上处理' }),
+      }),
+    ]);
+  });
+
   it('reports no CSP violation and no page error on any page', () => {
     expect(phone.cspViolations).toEqual([]);
     expect(phone.errors).toEqual([]);
