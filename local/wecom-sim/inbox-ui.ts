@@ -13,15 +13,18 @@ export class InboxUi {
   #app: Promise<WebApp> | undefined;
 
   warm(): Promise<WebApp> {
-    this.#app ??= buildWebApp({
-      entry: 'web/inbox/main.ts',
-      basePath: INBOX_UI_PATH,
-      title: 'WeCom sim inbox',
-    });
-    // A failed build is retried on the next request instead of being served forever.
-    this.#app.catch(() => {
-      this.#app = undefined;
-    });
+    if (this.#app === undefined) {
+      const app = buildWebApp({
+        entry: 'web/inbox/main.ts',
+        basePath: INBOX_UI_PATH,
+        title: 'WeCom sim inbox',
+      });
+      // A failed build is retried on the next request instead of being answered forever.
+      app.catch(() => {
+        if (this.#app === app) this.#app = undefined;
+      });
+      this.#app = app;
+    }
     return this.#app;
   }
 
