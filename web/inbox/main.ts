@@ -153,10 +153,21 @@ async function draw(): Promise<void> {
   listEl.replaceChildren(...nodes);
 }
 
+/** Redrawn only when it changed, so a member being chosen from the keyboard keeps the focus and the open list. */
+function redrawSelect(
+  select: HTMLSelectElement,
+  signature: string,
+  options: () => HTMLOptionElement[],
+): void {
+  if (select.dataset.signature === signature) return;
+  select.dataset.signature = signature;
+  select.replaceChildren(...options());
+}
+
 function drawPicker(people: api.Member[], current: string | undefined): void {
   const ids = people.map((p) => p.userid);
   if (current !== undefined && !ids.includes(current.toLowerCase())) ids.push(current.toLowerCase());
-  picker.replaceChildren(
+  redrawSelect(picker, JSON.stringify([people, current]), () => [
     h('option', { value: '', disabled: true, selected: current === undefined }, '— choose —'),
     ...ids.map((id) => {
       const p = people.find((m) => m.userid === id);
@@ -166,16 +177,16 @@ function drawPicker(people: api.Member[], current: string | undefined): void {
         p?.messages ? `${id} (${p.messages})` : id,
       );
     }),
-  );
+  ]);
 }
 
 function drawReplyApps(tl: api.Timeline): void {
   const agents = [...new Set(tl.items.flatMap((i) => (i.kind === 'message' ? [i.message.agentId] : [])))];
   const chosen = replyApp.value;
-  replyApp.replaceChildren(
+  redrawSelect(replyApp, JSON.stringify(agents), () => [
     h('option', { value: '' }, 'first app'),
     ...agents.map((a) => h('option', { value: String(a), selected: String(a) === chosen }, `agent ${a}`)),
-  );
+  ]);
 }
 
 const time = (at: number): string => new Date(at).toLocaleString('zh-CN', { hour12: false });
