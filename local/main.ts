@@ -73,7 +73,10 @@ function printBanner(
     say(
       `      -d '{"app":"ops","touser":"zhangsan","msgtype":"text","text":{"content":"hello from wecom-gateway"}}'`,
     );
-    if (stack.simulator) say(`    curl -s ${stack.simulator.url}/__sim/inbox/zhangsan`);
+    if (stack.simulator) {
+      say(`    curl -s ${stack.simulator.url}/__sim/inbox/zhangsan`);
+      say(`  then open ${stack.simulator.inboxUrl}/zhangsan in a browser`);
+    }
     say('');
   }
 }
