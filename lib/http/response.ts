@@ -65,6 +65,8 @@ const STATUS_OF_CODE = {
   no_response_code: 409,
   response_code_invalid: 409,
   wecom_card_update_failed: 409,
+  wecom_ip_not_trusted: 409,
+  wecom_reach_failed: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unavailable: 503,

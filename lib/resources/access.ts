@@ -3,7 +3,12 @@ import type { FunctionId } from './functions.js';
 import type { IndexName } from './table.js';
 
 /** The WeCom API paths (under `/cgi-bin/`) a function may call. */
-export type WecomCall = 'gettoken' | 'message/send' | 'message/recall' | 'message/update_template_card';
+export type WecomCall =
+  | 'gettoken'
+  | 'message/send'
+  | 'message/recall'
+  | 'message/update_template_card'
+  | 'agent/get';
 
 /**
  * What each function's code calls: AWS API actions per resource, and WeCom API paths. Infra grants exactly the
@@ -24,9 +29,10 @@ export const FUNCTION_ACCESS = {
     // Query: the events feed (`GET /v1/events`) and the message list by app or by recipient (`GET /v1/messages`).
     indexes: ['byFeed', 'byApp', 'byRecipient'],
     lanes: ['SendMessage'],
-    // Recall and card updates answer with WeCom's verdict, so they call WeCom while the client waits;
-    // gettoken when no other function has cached the app's token.
-    wecom: ['gettoken', 'message/recall', 'message/update_template_card'],
+    // Recall and card updates answer with WeCom's verdict, so they call WeCom while the client waits; agent/get
+    // for GET /v1/apps/{app}/reach, which WeCom answers only from the trusted IP; gettoken when no other function
+    // has cached the app's token.
+    wecom: ['gettoken', 'message/recall', 'message/update_template_card', 'agent/get'],
     // A recall's `message.recalled` webhook.
     notify: ['SendMessage'],
     notifyDlq: [],
