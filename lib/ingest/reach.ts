@@ -28,6 +28,19 @@ const NUMERIC_ID = /^\d{1,10}$/;
 /** WeCom: the caller's IP is not among the app's trusted IPs (企业可信IP). */
 const IP_NOT_TRUSTED = 60020;
 
+function entryProblem(field: (typeof FIELDS)[number], id: string): string | undefined {
+  if (id === '') return 'empty entry';
+  if (field !== 'touser') {
+    return NUMERIC_ID.test(id)
+      ? undefined
+      : `must be a numeric ${field === 'toparty' ? 'department' : 'tag'} id`;
+  }
+  if (Buffer.byteLength(id) > MAX_USERID_BYTES) return `longer than ${MAX_USERID_BYTES} bytes`;
+  // API Gateway joins a repeated parameter with commas, which no userid holds.
+  if (id.includes(',')) return 'separate ids with |, in one touser parameter';
+  return undefined;
+}
+
 /**
  * The query of GET /v1/apps/{app}/reach: `a|b` lists per field (WeCom's own syntax), at least one id, at most
  * {@link MAX_REACH_IDS} per field; a 400 naming every bad parameter otherwise.
@@ -47,20 +60,13 @@ export function parseReachQuery(query: Readonly<Record<string, string | undefine
     const seen = new Set<string>();
     raw.split('|').forEach((entry, index) => {
       const id = entry.trim();
-      const problem =
-        id === ''
-          ? 'empty entry'
-          : field === 'touser'
-            ? Buffer.byteLength(id) > MAX_USERID_BYTES
-              ? `longer than ${MAX_USERID_BYTES} bytes`
-              : undefined
-            : NUMERIC_ID.test(id)
-              ? undefined
-              : `must be a numeric ${field === 'toparty' ? 'department' : 'tag'} id`;
+      const problem = entryProblem(field, id);
       if (problem) issues.push({ field: `${field}[${index}]`, message: problem });
-      else if (!seen.has(field === 'touser' ? foldUserId(id) : id)) {
-        seen.add(field === 'touser' ? foldUserId(id) : id);
-        ids[field].push(id);
+      else {
+        // WeCom compares userids without case: one member, one entry (the first spelling).
+        const identity = field === 'touser' ? foldUserId(id) : id;
+        if (!seen.has(identity)) ids[field].push(id);
+        seen.add(identity);
       }
     });
     if (ids[field].length > MAX_REACH_IDS)

@@ -51,6 +51,7 @@ describe('GET /v1/apps/{app}/reach', () => {
     [{ touser: 'x'.repeat(65) }, 'touser[0]'],
     [{ touser: Array.from({ length: MAX_REACH_IDS + 1 }, (_, i) => `u${i}`).join('|') }, 'touser'],
     [{ touser: 'a', to: 'b' }, 'to'],
+    [{ touser: 'a,b' }, 'touser[0]'],
   ])('answers 400 naming the field for %j', async (query, field) => {
     const f = withRange(async () => ({}));
 
