@@ -1,4 +1,4 @@
-import type { AppStateView } from './domain.js';
+import type { AppStateView, ReachView } from './domain.js';
 import { ApiError, UnreachableError } from './errors.js';
 import { PACKED } from './packaging.js';
 import type { Target } from './target.js';
@@ -70,6 +70,16 @@ export interface WebhookDeliveries {
 /** GET /v1/apps/{app} as documented in docs/api.md: the gateway's own type. */
 export type AppStatus = AppStateView;
 
+/** GET /v1/apps/{app}/reach as documented in docs/api.md: the gateway's own type. */
+export type Reach = ReachView;
+
+/** The recipients to ask GET /v1/apps/{app}/reach about. */
+export interface ReachQuery {
+  touser: readonly string[];
+  toparty: readonly string[];
+  totag: readonly string[];
+}
+
 export interface Accepted {
   id: string;
   status: string;
@@ -112,6 +122,14 @@ export class GatewayApi {
 
   app(name: string): Promise<AppStatus> {
     return this.call<AppStatus>('GET', `/v1/apps/${encodeURIComponent(name)}`);
+  }
+
+  /** Which of these recipients are outside the app's visible range, as the gateway reads it from WeCom. */
+  reach(name: string, ids: ReachQuery): Promise<Reach> {
+    const query = new URLSearchParams();
+    for (const field of ['touser', 'toparty', 'totag'] as const)
+      if (ids[field].length > 0) query.set(field, ids[field].join('|'));
+    return this.call<Reach>('GET', `/v1/apps/${encodeURIComponent(name)}/reach?${query}`);
   }
 
   private async call<T>(

@@ -1,4 +1,4 @@
-import type { AppStatus } from './api.js';
+import type { AppStatus, Reach, ReachQuery } from './api.js';
 import type { GatewayConfig } from './domain.js';
 import { errcodeHint } from './domain.js';
 import { ApiError, CliError } from './errors.js';
@@ -15,11 +15,11 @@ export interface Check {
   fix?: string;
 }
 
-/** An app's visible range as `agent/get` answers it (WeCom path/90227). */
-export interface VisibleRange {
-  users: string[];
-  parties: string[];
-  tags: string[];
+/** Recipients by WeCom's field names, as GET /v1/apps/{app}/reach is asked about them. */
+export interface Recipients extends ReachQuery {
+  touser: string[];
+  toparty: string[];
+  totag: string[];
 }
 
 /** What doctor reads; the command wires it to the gateway's API, the config and (locally) the simulator. */
@@ -30,14 +30,14 @@ export interface DoctorInputs {
   config: { label: string; config?: GatewayConfig; problems: string[]; placeholders: string[] };
   /** GET /v1/apps/{app} through the gateway (its token state is the gateway's own, from its egress). */
   appState: (app: string) => Promise<AppStatus>;
-  /** The app's visible range where it can be known (the simulator locally); undefined when it cannot. */
-  visibleRange?: (app: string) => Promise<VisibleRange>;
+  /**
+   * GET /v1/apps/{app}/reach through the gateway: which recipients are outside the app's visible range, read with
+   * WeCom's agent/get from the gateway itself (on a stage: its egress, the one IP WeCom answers).
+   */
+  reach: (app: string, ids: Recipients) => Promise<Reach>;
   /** The gateway's URL, for the callback URL to paste into WeCom. */
   apiUrl: string;
 }
-
-/** WeCom's root department: a range holding it covers the whole corp. */
-const ROOT_PARTY = '1';
 
 const SEND_TEST = (app: string) =>
   `send one message (wecom-gateway send --app ${app} --to <your userid> --text test), then run doctor again`;
@@ -46,7 +46,7 @@ const split = (v: unknown): string[] =>
   v === undefined ? [] : Array.isArray(v) ? v.map(String) : String(v).split('|').filter(Boolean);
 
 /** Everyone the config names as a recipient of an app: hook defaults, hook rules and push keys. */
-export function configuredRecipients(config: GatewayConfig, app: string): VisibleRange {
+export function configuredRecipients(config: GatewayConfig, app: string): Recipients {
   const r = { users: new Set<string>(), parties: new Set<string>(), tags: new Set<string>() };
   const add = (to: { touser?: unknown; toparty?: unknown; totag?: unknown } | undefined) => {
     if (!to) return;
@@ -60,7 +60,9 @@ export function configuredRecipients(config: GatewayConfig, app: string): Visibl
     for (const rule of hook.rules ?? []) add(rule.to);
   }
   for (const key of config.pushKeys ?? []) if (key.app === app) add(key.to);
-  return { users: [...r.users], parties: [...r.parties], tags: [...r.tags] };
+  // `@all` is everyone in the range: inside it by definition.
+  r.users.delete('@all');
+  return { touser: [...r.users], toparty: [...r.parties], totag: [...r.tags] };
 }
 
 /** Hooks and push keys of an app that send markdown (their own msgtype, or the source's default). */
@@ -158,9 +160,22 @@ function tokenCheck(app: string, s: AppStatus, where: DoctorInputs['where']): Ch
   };
 }
 
-function trustedIpCheck(app: string, s: AppStatus, where: DoctorInputs['where']): Check {
+function trustedIpCheck(
+  app: string,
+  s: AppStatus,
+  where: DoctorInputs['where'],
+  reach: Reach | Error | undefined,
+): Check {
   const name = `${app}: trusted IP`;
   const codes = [s.pause?.errcode, s.token.last_error?.errcode];
+  if (reach instanceof ApiError && reach.code === IP_NOT_TRUSTED) {
+    return {
+      status: 'fail',
+      name,
+      detail: "WeCom answered 60020 to the gateway's agent/get: its IP is not in the app's trusted IPs",
+      fix: reach.message,
+    };
+  }
   if (codes.includes(60020)) {
     return {
       status: 'fail',
@@ -174,6 +189,9 @@ function trustedIpCheck(app: string, s: AppStatus, where: DoctorInputs['where'])
   }
   if (where === 'local') {
     return { status: 'ok', name, detail: 'not needed: the local simulator accepts every IP' };
+  }
+  if (reach !== undefined && !(reach instanceof Error)) {
+    return { status: 'ok', name, detail: "WeCom answered the gateway's agent/get from the stage's egress" };
   }
   if (s.state === 'active' && s.token.fetched_at !== null) {
     return { status: 'ok', name, detail: 'WeCom has not answered 60020 (IP not in 企业可信IP)' };
@@ -212,64 +230,65 @@ function callbackCheck(
   };
 }
 
-/**
- * Why the visible range was not read, and how the operator checks it by hand. WeCom answers `agent/get` only to a
- * caller on the app's trusted IPs with its token: on a stage that is the gateway's own egress, which has no call
- * for it, and the CLI must not fetch a token with the app secret from the operator's machine.
- */
-function rangeByHand(
-  where: DoctorInputs['where'],
-  app: string,
-  listed: string,
-): Pick<Check, 'detail' | 'fix'> {
+/** The gateway's error code for WeCom's 60020 to agent/get (lib/ingest reach.ts). */
+const IP_NOT_TRUSTED = 'wecom_ip_not_trusted';
+
+const RANGE_PATH = '应用管理 > the app > 可见范围';
+
+const named = (ids: ReachQuery): string[] => [
+  ...ids.touser.map((u) => `user ${u}`),
+  ...ids.toparty.map((p) => `party ${p}`),
+  ...ids.totag.map((t) => `tag ${t}`),
+];
+
+/** A gateway deployed before GET /v1/apps/{app}/reach existed: how the operator checks the range by hand. */
+function rangeByHand(app: string, listed: string, why: string): Check {
   return {
-    detail:
-      where === 'stage'
-        ? "not checked: WeCom's agent/get answers only the stage's egress IP, and the gateway has no call for it"
-        : 'not checked: this npm start talks to real WeCom, which answers agent/get only from a trusted IP',
-    fix: `check by hand that the WeCom admin console's 应用管理 > the app of ${app} > 可见范围 covers ${listed}; or send each a test message (wecom-gateway send --app ${app} --to <userid> --text test --wait): wecom-gateway status <id> names those outside it as invaliduser`,
+    status: 'warn',
+    name: `${app}: visible range`,
+    detail: `not checked: the gateway answered ${why} to GET /v1/apps/${app}/reach (deployed before it had it; redeploy to check it here)`,
+    fix: `check by hand that the WeCom admin console's ${RANGE_PATH} of ${app} covers ${listed}; or send each a test message (wecom-gateway send --app ${app} --to <userid> --text test --wait): wecom-gateway status <id> names those outside it as invaliduser`,
   };
 }
 
-function rangeCheck(
-  app: string,
-  wanted: VisibleRange,
-  range: VisibleRange | Error | undefined,
-  where: DoctorInputs['where'],
-): Check {
+function rangeCheck(app: string, wanted: Recipients, reach: Reach | Error | undefined): Check {
   const name = `${app}: visible range`;
-  const none = wanted.users.length + wanted.parties.length + wanted.tags.length === 0;
-  if (none) return { status: 'ok', name, detail: 'no recipients in the config to check (hooks, push keys)' };
-  const listed = [
-    ...wanted.users.map((u) => `user ${u}`),
-    ...wanted.parties.map((p) => `party ${p}`),
-    ...wanted.tags.map((t) => `tag ${t}`),
-  ].join(', ');
-  if (range === undefined) return { status: 'warn', name, ...rangeByHand(where, app, listed) };
-  if (range instanceof Error) {
+  const listed = named(wanted).join(', ');
+  if (reach === undefined)
+    return { status: 'ok', name, detail: 'no recipients in the config to check (hooks, push keys)' };
+  if (reach instanceof ApiError && reach.status === 404)
+    return rangeByHand(app, listed, `404 (${reach.message})`);
+  if (reach instanceof Error) {
+    const untrusted = reach instanceof ApiError && reach.code === IP_NOT_TRUSTED;
+    return {
+      status: untrusted ? 'fail' : 'warn',
+      name,
+      detail: `could not read it (${reach.message})`,
+      fix: untrusted
+        ? "add the gateway's egress IP to the app's 企业可信IP (see the trusted IP line), then run doctor again"
+        : `fix the errors above, or check that ${RANGE_PATH} covers ${listed}`,
+    };
+  }
+  const outside = named(reach.outside);
+  const unknown = named(reach.unknown);
+  const unsure = `${unknown.join(', ')} not listed in the range, and one of its parties or tags may hold them (WeCom's agent/get does not say)`;
+  if (outside.length > 0) {
+    return {
+      status: 'fail',
+      name,
+      detail: `${outside.join(', ')} outside the range${unknown.length > 0 ? `; ${unsure}` : ''}`,
+      fix: `add them to 可见范围 in the WeCom admin console (${RANGE_PATH}); WeCom reports recipients outside it as invaliduser and sends nothing to them`,
+    };
+  }
+  if (unknown.length > 0) {
     return {
       status: 'warn',
       name,
-      detail: `could not read it (${range.message})`,
-      fix: `fix the errors above, or check 可见范围 covers ${listed}`,
+      detail: unsure,
+      fix: `check in the WeCom admin console (${RANGE_PATH}) that its parties or tags hold them; or send each a test message (wecom-gateway send --app ${app} --to <userid> --text test --wait)`,
     };
   }
-  if (range.parties.includes(ROOT_PARTY))
-    return { status: 'ok', name, detail: 'the app sees the whole corp' };
-  const missing = [
-    ...wanted.users.filter((u) => u !== '@all' && !range.users.includes(u)).map((u) => `user ${u}`),
-    ...wanted.parties.filter((p) => !range.parties.includes(p)).map((p) => `party ${p}`),
-    ...wanted.tags.filter((t) => !range.tags.includes(t)).map((t) => `tag ${t}`),
-  ];
-  if (missing.length === 0) return { status: 'ok', name, detail: `covers ${listed}` };
-  // A member may still be in range through a party or tag of the range, which agent/get does not expand.
-  const indirect = range.parties.length + range.tags.length > 0;
-  return {
-    status: indirect ? 'warn' : 'fail',
-    name,
-    detail: `${missing.join(', ')} not in the range${indirect ? ' directly (may be covered by one of its parties or tags)' : ''}`,
-    fix: `add them under 应用管理 > the app > 可见范围; WeCom reports recipients outside it as invaliduser and sends nothing to them`,
-  };
+  return { status: 'ok', name, detail: `covers ${listed}` };
 }
 
 function markdownCheck(app: string, config: GatewayConfig): Check {
@@ -342,22 +361,35 @@ export async function runDoctor(inputs: DoctorInputs): Promise<Check[]> {
         detail: `the API key may not read app ${app} (${state.status} ${state.code})`,
         fix: `use a key whose apps include ${app}`,
       });
-    } else {
+    }
+    const wanted = configuredRecipients(config, app);
+    let reach: Reach | Error | undefined;
+    // A key that may not read the app gets 404 from reach too, which would read as an older gateway.
+    if (!(state instanceof ApiError) && named(wanted).length > 0) {
+      reach = await inputs.reach(app, wanted).catch((err: unknown) => {
+        if (err instanceof CliError) return err;
+        throw err;
+      });
+    }
+    if (!(state instanceof ApiError)) {
       checks.push(
         stateCheck(app, state),
         tokenCheck(app, state, inputs.where),
-        trustedIpCheck(app, state, inputs.where),
+        trustedIpCheck(app, state, inputs.where, reach),
       );
     }
-    checks.push(callbackCheck(app, config, inputs.apiUrl, inputs.where));
-    const wanted = configuredRecipients(config, app);
-    let range: VisibleRange | Error | undefined;
-    if (inputs.visibleRange && wanted.users.length + wanted.parties.length + wanted.tags.length > 0) {
-      range = await inputs
-        .visibleRange(app)
-        .catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
-    }
-    checks.push(rangeCheck(app, wanted, range, inputs.where), markdownCheck(app, config));
+    checks.push(
+      callbackCheck(app, config, inputs.apiUrl, inputs.where),
+      state instanceof ApiError && named(wanted).length > 0
+        ? {
+            status: 'warn',
+            name: `${app}: visible range`,
+            detail: `not checked: the API key may not read app ${app}`,
+            fix: `use a key whose apps include ${app}`,
+          }
+        : rangeCheck(app, wanted, reach),
+      markdownCheck(app, config),
+    );
   }
   return checks;
 }

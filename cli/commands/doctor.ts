@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { readStackInfo } from '#local/local-dir.js';
 import { GatewayApi } from '../api.js';
 import { action, type CliContext, type Run } from '../command.js';
 import { defaultConfigPath } from '../config-edit.js';
 import { placeholdersIn } from '../config-init.js';
-import { type Check, type DoctorInputs, doctorExitCode, runDoctor, type VisibleRange } from '../doctor.js';
+import { type Check, type DoctorInputs, doctorExitCode, runDoctor } from '../doctor.js';
 import { ConfigError, type GatewayConfig, parseConfigJson } from '../domain.js';
 import { UsageError } from '../errors.js';
 import { STAGE } from '../stack.js';
@@ -36,37 +35,6 @@ function configFromText(text: string | undefined, label: string, problem?: strin
   }
 }
 
-const TIMEOUT_MS = 10_000;
-
-/**
- * The visible range from the local simulator, asked the way the gateway asks WeCom (gettoken, then agent/get with
- * the app's corpId, secret and agentId from the config). Only for the simulator: against real WeCom this machine's
- * IP is not the gateway's, and the app secret should not leave the stage.
- */
-function simulatorRange(simulatorUrl: string, config: GatewayConfig) {
-  return async (app: string): Promise<VisibleRange> => {
-    const a = config.apps[app];
-    if (!a) throw new Error(`no app ${app}`);
-    const get = async (path: string, query: Record<string, string>) => {
-      const res = await fetch(`${simulatorUrl}${path}?${new URLSearchParams(query)}`, {
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-      const body = (await res.json()) as Record<string, unknown> & { errcode?: number; errmsg?: string };
-      if (body.errcode) throw new Error(`${path.replace('/cgi-bin/', '')} errcode ${body.errcode}`);
-      return body;
-    };
-    const { access_token } = await get('/cgi-bin/gettoken', { corpid: a.corpId, corpsecret: a.secret });
-    const agent = await get('/cgi-bin/agent/get', {
-      access_token: String(access_token),
-      agentid: String(a.agentId),
-    });
-    const users = (agent.allow_userinfos as { user?: { userid: string }[] } | undefined)?.user ?? [];
-    const parties = (agent.allow_partys as { partyid?: unknown[] } | undefined)?.partyid ?? [];
-    const tags = (agent.allow_tags as { tagid?: unknown[] } | undefined)?.tagid ?? [];
-    return { users: users.map((u) => u.userid), parties: parties.map(String), tags: tags.map(String) };
-  };
-}
-
 async function localInputs(ctx: CliContext, opts: DoctorOpts): Promise<DoctorInputs> {
   if (opts.region || opts.profile) throw new UsageError('--region and --profile need --stage');
   const label = defaultConfigPath(ctx, opts.file);
@@ -79,15 +47,13 @@ async function localInputs(ctx: CliContext, opts: DoctorOpts): Promise<DoctorInp
   }
   const config = configFromText(text, label, problem);
   const target = await resolveTarget(opts, ctx.env, ctx.cwd);
-  const info = await readStackInfo(join(ctx.cwd, '.local'));
   const api = new GatewayApi(target);
-  const simulatorUrl = info && info.apiUrl.replace(/\/+$/, '') === target.url ? info.simulatorUrl : undefined;
   return {
     where: 'local',
     config,
     apiUrl: target.url,
     appState: (app) => api.app(app),
-    ...(simulatorUrl && config.config ? { visibleRange: simulatorRange(simulatorUrl, config.config) } : {}),
+    reach: (app, ids) => api.reach(app, ids),
   };
 }
 
@@ -127,7 +93,13 @@ async function stageInputs(ctx: CliContext, opts: DoctorOpts & { stage: string }
         ? configFromText(undefined, label, current.problem)
         : configFromText(JSON.stringify(current.raw), label);
     const api = new GatewayApi(target);
-    return { where: 'stage', config, apiUrl: target.url, appState: (app) => api.app(app) };
+    return {
+      where: 'stage',
+      config,
+      apiUrl: target.url,
+      appState: (app) => api.app(app),
+      reach: (app, ids) => api.reach(app, ids),
+    };
   } finally {
     cfn.destroy();
     secrets.destroy();
@@ -176,7 +148,7 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
     .option('--profile <profile>', 'with --stage: AWS profile')
     .addHelpText(
       'after',
-      "\nWith --stage, gettoken and the trusted IP are judged from the gateway's own token state (GET /v1/apps/{app}),\ni.e. from the stage's egress, not from this machine. The visible range is read from the simulator locally only.\nExamples:\n  $ wecom-gateway doctor\n  $ WECOM_GATEWAY_KEY=wgw_… wecom-gateway doctor --stage prod",
+      "\nWith --stage, gettoken and the trusted IP are judged from the gateway's own token state (GET /v1/apps/{app}),\ni.e. from the stage's egress, not from this machine; so is the visible range (GET /v1/apps/{app}/reach: WeCom's\nagent/get, which answers only the trusted IP).\nExamples:\n  $ wecom-gateway doctor\n  $ WECOM_GATEWAY_KEY=wgw_… wecom-gateway doctor --stage prod",
     )
     .action(action(ctx, doctor));
 }

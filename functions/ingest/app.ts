@@ -16,6 +16,7 @@ import type { ApiKeyConfig, ConfigSource, GatewayConfig } from '#lib/config/inde
 import { type HttpResponse, json, RouteNotFoundError, toErrorBody } from '#lib/http/index.js';
 import {
   type Authenticator,
+  checkReach,
   createAuthenticator,
   getAppState,
   getMessage,
@@ -83,6 +84,11 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
   listApps: async (deps, _event, apiKey) => json(200, await listApps(deps, apiKey)),
   getApp: async (deps, event, apiKey) =>
     json(200, await getAppState(deps, apiKey, event.pathParameters?.app ?? '')),
+  checkReach: async (deps, event, apiKey) =>
+    json(
+      200,
+      await checkReach(deps, apiKey, event.pathParameters?.app ?? '', event.queryStringParameters ?? {}),
+    ),
   updateCard: async (deps, event, apiKey) =>
     json(200, await updateCard(deps, apiKey, event.pathParameters?.id ?? '', event.parsedBody)),
   listEvents: async (deps, event, apiKey) =>

@@ -66,6 +66,8 @@ const STATUS_OF_CODE = {
   response_code_invalid: 409,
   wecom_card_update_failed: 409,
   not_redrivable: 409,
+  wecom_ip_not_trusted: 409,
+  wecom_reach_failed: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unavailable: 503,

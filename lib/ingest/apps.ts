@@ -48,7 +48,7 @@ function stateOf(p: AppPause | undefined, now: number): AppState {
 }
 
 /** The app, if the key may read it: 404 otherwise (the same answer for apps that do not exist). */
-function appFor(deps: IngestDeps, apiKey: ApiKeyConfig, app: string) {
+export function appFor(deps: IngestDeps, apiKey: ApiKeyConfig, app: string) {
   const config = apiKey.apps.includes(app) ? deps.config.apps[app] : undefined;
   if (!config) throw new AppNotFoundError(`no app ${app.slice(0, 64)}`);
   return config;

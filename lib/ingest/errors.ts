@@ -17,7 +17,9 @@ type StateConflictCode =
   | 'no_response_code'
   | 'response_code_invalid'
   | 'wecom_card_update_failed'
-  | 'not_redrivable';
+  | 'not_redrivable'
+  | 'wecom_ip_not_trusted'
+  | 'wecom_reach_failed';
 
 /** Every code an ingest error carries: stable, documented in docs/api.md, mapped to HTTP by lib/http alone. */
 export type IngestErrorCode =

@@ -28,6 +28,7 @@ export {
   parseListQuery,
   parseRfc3339,
 } from './list-query.js';
+export { checkReach, MAX_REACH_IDS, parseReachQuery, type ReachView } from './reach.js';
 export { recallMessage } from './recall.js';
 export { MAX_BATCH_ITEMS, submitBatch, submitMessage } from './service.js';
 export { getMessage, type MessageStatusView, type WebhookAttemptView } from './status.js';

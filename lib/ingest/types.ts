@@ -11,7 +11,7 @@ import type {
   PauseStore,
   WebhookLog,
 } from '#lib/store/index.js';
-import type { TokenCache, WecomApi } from '#lib/wecom/index.js';
+import type { TokenCache, VisibleRangeCache, WecomApi } from '#lib/wecom/index.js';
 
 export interface IngestDeps {
   config: GatewayConfig;
@@ -40,6 +40,8 @@ export interface IngestDeps {
   /** Quota use in the current windows (the sender's quota counters, read only). */
   quotaUsage: QuotaUsageReader;
   wecom: Pick<WecomApi, 'recall' | 'updateTemplateCard'>;
+  /** The apps' visible ranges (`agent/get` with their tokens), for `GET /v1/apps/{app}/reach`. */
+  visibleRanges: Pick<VisibleRangeCache, 'get'>;
   /** SSRF guard for `callback_url`; default: `resolve`, loopback per `config.allowLoopbackWebhooks`. */
   urlGuard?: UrlGuard;
   /** DNS for the default guard (tests script it); default the system resolver. */

@@ -3,7 +3,12 @@ import type { FunctionId } from './functions.js';
 import type { IndexName } from './table.js';
 
 /** The WeCom API paths (under `/cgi-bin/`) a function may call. */
-export type WecomCall = 'gettoken' | 'message/send' | 'message/recall' | 'message/update_template_card';
+export type WecomCall =
+  | 'gettoken'
+  | 'message/send'
+  | 'message/recall'
+  | 'message/update_template_card'
+  | 'agent/get';
 
 /**
  * What each function's code calls: AWS API actions per resource, and WeCom API paths. Infra grants exactly the
@@ -28,9 +33,10 @@ export const FUNCTION_ACCESS = {
     // The DLQ over HTTP (`/v1/dlq`, lib/ops/dlq.ts): receive to read (hidden while it looks), change visibility to
     // show them again at once, delete the copy of a message redriven or already handled.
     laneDlqs: ['ReceiveMessage', 'ChangeMessageVisibility', 'DeleteMessage'],
-    // Recall and card updates answer with WeCom's verdict, so they call WeCom while the client waits;
-    // gettoken when no other function has cached the app's token.
-    wecom: ['gettoken', 'message/recall', 'message/update_template_card'],
+    // Recall and card updates answer with WeCom's verdict, so they call WeCom while the client waits; agent/get
+    // for GET /v1/apps/{app}/reach, which WeCom answers only from the trusted IP; gettoken when no other function
+    // has cached the app's token.
+    wecom: ['gettoken', 'message/recall', 'message/update_template_card', 'agent/get'],
     // A recall's `message.recalled` webhook.
     notify: ['SendMessage'],
     notifyDlq: [],

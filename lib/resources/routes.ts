@@ -131,6 +131,15 @@ export const ROUTES = [
     auth: { scope: 'messages:read' },
     body: 'none',
   },
+  /** Which of the named recipients are outside the app's visible range: agent/get from the gateway's egress. */
+  {
+    id: 'checkReach',
+    method: 'GET',
+    path: '/v1/apps/{app}/reach',
+    functionId: 'ingest',
+    auth: { scope: 'messages:read' },
+    body: 'none',
+  },
   {
     id: 'updateCard',
     method: 'POST',

@@ -11,7 +11,7 @@ import {
   DynamoQuotaStore,
   DynamoWebhookLog,
 } from '#lib/store/index.js';
-import { createFetchWecomClient } from '#lib/wecom/index.js';
+import { createFetchWecomClient, VisibleRangeCache } from '#lib/wecom/index.js';
 import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js';
 
 /**
@@ -64,6 +64,7 @@ export async function createIngestDeps(
       },
     },
     wecom: s.wecom,
+    visibleRanges: new VisibleRangeCache(s.tokens, s.wecom),
     // No urlGuard: lib/ingest builds one per config object, so a re-read config's allowLoopbackWebhooks holds.
     ...(opts.webhookResolve ? { resolve: opts.webhookResolve } : {}),
     close: () => s.wecom.close(),

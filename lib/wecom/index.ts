@@ -42,3 +42,13 @@ export {
   type TokenFailure,
 } from './token-failure.js';
 export { type HttpTransport, NOT_SENT_CODES, splitBaseUrl } from './transport.js';
+export {
+  parseVisibleRange,
+  type RangeCoverage,
+  type RecipientIds,
+  ROOT_PARTY,
+  rangeCoverage,
+  type VisibleRange,
+  VisibleRangeCache,
+  type VisibleRangeCacheOptions,
+} from './visible-range.js';

@@ -12,6 +12,7 @@ import type * as v from 'valibot';
 import { MAX_BODY_BYTES } from '#functions/ingest/app.js';
 import type { AppState } from '#lib/ingest/apps.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '#lib/ingest/list-query.js';
+import { MAX_REACH_IDS } from '#lib/ingest/reach.js';
 import { LIMITS, MSG_TYPES } from '#lib/messages/index.js';
 import { GatewayFieldsSchema } from '#lib/messages/schemas/gateway.js';
 import { MessageContentSchema } from '#lib/messages/schemas/message.js';
@@ -415,6 +416,33 @@ const RESPONSES: Record<string, Json> = {
     },
     required: ['apps'],
   },
+  Reach: {
+    type: 'object',
+    description:
+      "Only ids the query named: the app's visible range itself is not returned. Read with WeCom agent/get " +
+      'from the gateway (a minute old at most).',
+    properties: {
+      app: { type: 'string' },
+      outside: { ...ref('ReachIds'), description: 'Outside the visible range: WeCom sends them nothing' },
+      unknown: {
+        ...ref('ReachIds'),
+        description:
+          'Not listed in the range, which holds parties or tags that may hold them (agent/get does not expand ' +
+          'them): check in the admin console',
+      },
+      checked_at: { type: 'string', format: 'date-time', description: 'When WeCom answered agent/get' },
+    },
+    required: ['app', 'outside', 'unknown', 'checked_at'],
+  },
+  ReachIds: {
+    type: 'object',
+    properties: {
+      touser: { type: 'array', items: { type: 'string' } },
+      toparty: { type: 'array', items: { type: 'string' } },
+      totag: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['touser', 'toparty', 'totag'],
+  },
   Health: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] },
   ErrorObject: {
     type: 'object',
@@ -613,6 +641,46 @@ export function buildOpenApiDocument(version: string): Json {
           responses: {
             '200': response("The app's state", ref('AppState')),
             '404': errorResponse('No such app, or one the key may not use'),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/v1/apps/{app}/reach': {
+        get: {
+          operationId: 'checkReach',
+          summary: "Which of the named recipients are outside the app's visible range (可见范围)",
+          description:
+            'Asks WeCom agent/get from the gateway, i.e. from the trusted IP of a deployed stage. At least one of ' +
+            'touser, toparty, totag. Scope messages:read.',
+          parameters: [
+            { name: 'app', in: 'path', required: true, schema: { type: 'string' } },
+            {
+              name: 'touser',
+              in: 'query',
+              schema: { type: 'string' },
+              description: `Userids, WeCom syntax "a|b", at most ${MAX_REACH_IDS}`,
+            },
+            {
+              name: 'toparty',
+              in: 'query',
+              schema: { type: 'string' },
+              description: `Department ids, WeCom syntax "a|b", at most ${MAX_REACH_IDS}`,
+            },
+            {
+              name: 'totag',
+              in: 'query',
+              schema: { type: 'string' },
+              description: `Tag ids, WeCom syntax "a|b", at most ${MAX_REACH_IDS}`,
+            },
+          ],
+          responses: {
+            '200': response('The named ids outside the range, or not known to be inside', ref('Reach')),
+            '400': errorResponse('No ids, too many, or a malformed one: each detail names its field'),
+            '404': errorResponse('No such app, or one the key may not use'),
+            '409': errorResponse(
+              "wecom_ip_not_trusted (60020: the gateway's IP is not in the app's 企业可信IP) or wecom_reach_failed " +
+                '(another WeCom refusal, with its errcode and the fix)',
+            ),
             ...COMMON_ERRORS,
           },
         },

@@ -18,7 +18,7 @@ import {
   type MessageStore,
   StoreUnavailableError,
 } from '#lib/store/index.js';
-import { TokenCache, type WecomApi } from '#lib/wecom/index.js';
+import { TokenCache, VisibleRangeCache, type WecomApi } from '#lib/wecom/index.js';
 import { InMemoryTokenStore } from './unit-token-store.js';
 
 /** What a store adapter throws while DynamoDB is down. */
@@ -204,6 +204,8 @@ export function fakeIngest(
     now?: () => number;
     wecomRecall?: (token: string, msgid: string) => Promise<void>;
     wecomUpdateCard?: (token: string, body: Record<string, unknown>) => Promise<void>;
+    /** WeCom's answer to agent/get; default: an app that sees the whole corp. */
+    wecomAgentGet?: (token: string, query: Record<string, string>) => Promise<Record<string, unknown>>;
   } = {},
 ): FakeIngest {
   const messages = new FakeMessageStore();
@@ -227,6 +229,10 @@ export function fakeIngest(
       await opts.wecomUpdateCard?.(token, body);
     },
   };
+  const agentGet = {
+    contacts: async (token: string, _api: string, query: Record<string, string>) =>
+      opts.wecomAgentGet ? opts.wecomAgentGet(token, query) : { allow_partys: { partyid: [1] } },
+  };
   const deps: IngestDeps = {
     config: opts.config ?? fakeConfig(),
     messages,
@@ -242,6 +248,7 @@ export function fakeIngest(
     pauses: { get: async () => undefined },
     quotaUsage: { usage: async () => [] },
     wecom,
+    visibleRanges: new VisibleRangeCache(tokens, agentGet, opts.now ? { now: opts.now } : {}),
     urlGuard: opts.urlGuard ?? { assertSafe: async () => undefined },
     ...(opts.now ? { now: opts.now } : {}),
   };

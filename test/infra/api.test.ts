@@ -14,6 +14,7 @@ describe('HTTP API', () => {
       '$default',
       'GET /v1/apps',
       'GET /v1/apps/{app}',
+      'GET /v1/apps/{app}/reach',
       'GET /v1/events',
       'GET /v1/health',
       'GET /v1/messages',

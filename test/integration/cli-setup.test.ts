@@ -190,7 +190,9 @@ describe('doctor against the local stack', () => {
     expect(run.stdout).toMatch(/^fail {2}ops: state .*errcode 40001/m);
     expect(run.stdout).toMatch(/^fail {2}ops: gettoken .*errcode 40001/m);
     expect(run.stdout).toContain('fix: the app secret is wrong: copy it again from the WeCom admin console');
-    expect(run.stdout).toMatch(/^warn {2}ops: visible range .*could not read it \(gettoken errcode 40001\)/m);
+    expect(run.stdout).toMatch(
+      /^warn {2}ops: visible range {2}could not read it \(WeCom refused gettoken: errcode 40001: the app secret is wrong/m,
+    );
     expect(run.stdout).toMatch(/\d+ ok, \d+ warnings?, 2 failed/);
     expect(run.stdout).not.toContain('secret-ops');
   });

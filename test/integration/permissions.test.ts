@@ -61,6 +61,7 @@ describe('IAM grants cover what the functions really call', () => {
 
     sim.invalidateTokens();
     expect((await gw.post(`/v1/messages/${first.body.id}/recall`, {})).status).toBe(200);
+    expect((await gw.get('/v1/apps/ops/reach?touser=perm-1')).status).toBe(200);
 
     sim.faults.script([{ errcode: -1 }, { errcode: 45009 }]);
     const retried = await gw.post('/v1/messages', text('retried then paused', 'perm-2'));
@@ -168,9 +169,10 @@ describe('IAM grants cover what the functions really call', () => {
       [...paths].filter((p) => !declared[caller]?.includes(p)).map((p) => `${caller} → ${p}`),
     );
     expect(undeclared).toEqual([]);
-    // The scenario above made ingest call WeCom itself: its recall, the card update, and the token WeCom had
-    // invalidated.
+    // The scenario above made ingest call WeCom itself: its recall, the card update, the visible range, and the
+    // token WeCom had invalidated.
     expect([...(calls.get('wecom-gateway/ingest') ?? [])].sort()).toEqual([
+      'agent/get',
       'gettoken',
       'message/recall',
       'message/update_template_card',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AppStatus } from '#cli/api.js';
+import type { AppStatus, Reach } from '#cli/api.js';
 import { type DoctorInputs, doctorExitCode, runDoctor } from '#cli/doctor.js';
 import { ApiError, UnreachableError } from '#cli/errors.js';
 import { parseConfig } from '#lib/config/index.js';
@@ -34,12 +34,23 @@ const healthy: AppStatus = {
   },
 };
 
+const NONE = { touser: [], toparty: [], totag: [] };
+const answer =
+  (over: Partial<Pick<Reach, 'outside' | 'unknown'>> = {}) =>
+  async (): Promise<Reach> => ({
+    app: 'ops',
+    outside: NONE,
+    unknown: NONE,
+    checked_at: '2026-12-02T00:00:00.000Z',
+    ...over,
+  });
+
 const inputs = (over: Partial<DoctorInputs> = {}): DoctorInputs => ({
   where: 'local',
   config: { label: 'gateway.json', config, problems: [], placeholders: [] },
   apiUrl: 'http://127.0.0.1:3000',
   appState: async () => healthy,
-  visibleRange: async () => ({ users: ['zhangsan'], parties: [], tags: [] }),
+  reach: answer(),
   ...over,
 });
 
@@ -115,30 +126,60 @@ describe('doctor checks', () => {
       },
     };
 
-    const checks = byName(
-      await runDoctor(inputs({ where: 'stage', appState: async () => blocked, visibleRange: undefined })),
-    );
+    const checks = byName(await runDoctor(inputs({ where: 'stage', appState: async () => blocked })));
 
     expect(checks['ops: trusted IP']).toMatchObject({
       status: 'fail',
       fix: expect.stringContaining('企业可信IP'),
     });
+  });
+
+  it("fails the trusted-IP and visible-range lines when WeCom answers the gateway's agent/get with 60020", async () => {
+    const refused = new ApiError(
+      409,
+      'wecom_ip_not_trusted',
+      "WeCom answered errcode 60020 to agent/get: WeCom rejected the sender's IP 203.0.113.7: add it to the app's trusted IP list (企业可信IP)",
+    );
+
+    const checks = byName(
+      await runDoctor(
+        inputs({
+          where: 'stage',
+          reach: async () => {
+            throw refused;
+          },
+        }),
+      ),
+    );
+
+    expect(checks['ops: trusted IP']).toMatchObject({
+      status: 'fail',
+      fix: expect.stringContaining('203.0.113.7'),
+    });
     expect(checks['ops: visible range']).toMatchObject({
-      status: 'warn',
-      detail:
-        "not checked: WeCom's agent/get answers only the stage's egress IP, and the gateway has no call for it",
-      fix: expect.stringContaining('应用管理 > the app of ops > 可见范围 covers user zhangsan'),
+      status: 'fail',
+      detail: expect.stringContaining('60020'),
     });
   });
 
-  it('says how to check the visible range by hand when a local stack talks to real WeCom', async () => {
-    const checks = byName(await runDoctor(inputs({ visibleRange: undefined })));
+  it('says how to check the visible range by hand when the gateway answers 404 (deployed before reach)', async () => {
+    const checks = byName(
+      await runDoctor(
+        inputs({
+          where: 'stage',
+          reach: async () => {
+            throw new ApiError(404, 'not_found', 'no route GET /v1/apps/ops/reach');
+          },
+        }),
+      ),
+    );
 
     expect(checks['ops: visible range']).toMatchObject({
       status: 'warn',
-      detail: expect.stringContaining('real WeCom'),
-      fix: expect.stringContaining('invaliduser'),
+      detail: expect.stringContaining('redeploy'),
+      fix: expect.stringContaining('应用管理 > the app > 可见范围 of ops covers user zhangsan'),
     });
+    expect(checks['ops: trusted IP']?.status).toBe('ok');
   });
 
   it('warns when nothing has fetched a token yet, with a test send as the fix', async () => {
@@ -147,8 +188,17 @@ describe('doctor checks', () => {
       token: { fetched_at: null, age_seconds: null, expires_in_seconds: null, last_error: null },
     };
 
+    const noRecipients = structuredClone(config);
+    delete noRecipients.hooks;
+
     const checks = byName(
-      await runDoctor(inputs({ where: 'stage', appState: async () => fresh, visibleRange: undefined })),
+      await runDoctor(
+        inputs({
+          where: 'stage',
+          appState: async () => fresh,
+          config: { label: 'f', config: noRecipients, problems: [], placeholders: [] },
+        }),
+      ),
     );
 
     expect(checks['ops: gettoken']).toMatchObject({
@@ -158,23 +208,32 @@ describe('doctor checks', () => {
     expect(checks['ops: trusted IP']?.status).toBe('warn');
   });
 
-  it('fails a recipient outside a range of users only, and warns when a party or tag may cover it', async () => {
-    const usersOnly = byName(
-      await runDoctor(inputs({ visibleRange: async () => ({ users: ['lisi'], parties: [], tags: [] }) })),
+  it('fails a recipient the gateway finds outside the range, and warns about one it cannot place', async () => {
+    const asked: unknown[] = [];
+    const outside = byName(
+      await runDoctor(
+        inputs({
+          reach: async (_app, ids) => {
+            asked.push(ids);
+            return answer({ outside: { ...NONE, touser: ['zhangsan'] } })();
+          },
+        }),
+      ),
     );
-    const withParty = byName(
-      await runDoctor(inputs({ visibleRange: async () => ({ users: [], parties: ['7'], tags: [] }) })),
+    const unknown = byName(
+      await runDoctor(inputs({ reach: answer({ unknown: { ...NONE, touser: ['zhangsan'] } }) })),
     );
-    const wholeCorp = byName(
-      await runDoctor(inputs({ visibleRange: async () => ({ users: [], parties: ['1'], tags: [] }) })),
-    );
+    const inside = byName(await runDoctor(inputs()));
 
-    expect(usersOnly['ops: visible range']).toMatchObject({
+    expect(asked).toEqual([{ touser: ['zhangsan'], toparty: [], totag: [] }]);
+    expect(outside['ops: visible range']).toMatchObject({
       status: 'fail',
-      detail: 'user zhangsan not in the range',
+      detail: 'user zhangsan outside the range',
+      fix: expect.stringContaining('应用管理 > the app > 可见范围'),
     });
-    expect(withParty['ops: visible range']?.status).toBe('warn');
-    expect(wholeCorp['ops: visible range']?.status).toBe('ok');
+    expect(doctorExitCode(Object.values(outside))).toBe(1);
+    expect(unknown['ops: visible range']?.status).toBe('warn');
+    expect(inside['ops: visible range']).toMatchObject({ status: 'ok', detail: 'covers user zhangsan' });
   });
 
   it('warns about markdown hooks without markdownFallback, and a missing callback, with their fixes', async () => {

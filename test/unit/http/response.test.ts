@@ -44,6 +44,7 @@ describe('toErrorResponse', () => {
     [new StateConflictError('recall_window_passed', 'too late'), 409],
     [new StateConflictError('app_not_configured', 'gone'), 409],
     [new StateConflictError('wecom_recall_failed', 'refused'), 409],
+    [new StateConflictError('wecom_ip_not_trusted', '60020'), 409],
     [new PayloadTooLargeError(1024), 413],
     [new UnsupportedMediaTypeError(), 415],
     [new RetryLaterError('could not queue the message; retry'), 503],
