@@ -43,6 +43,20 @@ describe('long content split into parts, on the local stack', () => {
     await gw?.stack.stop();
   });
 
+  // First, while nothing else is in flight: the stored state must not move at all.
+  it('refuses the content without split with a 400 that says so, storing and queueing nothing', async () => {
+    const before = await storedState(gw.stack);
+    const res = await gw.post('/v1/messages', text(LOG, 'zhangsan'));
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      {
+        field: 'text.content',
+        message: `${Buffer.byteLength(LOG)} bytes, max 2048; send "split": true to have it delivered in parts`,
+      },
+    ]);
+    expect(await storedState(gw.stack)).toEqual(before);
+  });
+
   it('delivers 7,000 bytes of text to two members as ordered parts of one message, sent when all are', {
     timeout: 60_000,
   }, async () => {
@@ -111,19 +125,6 @@ describe('long content split into parts, on the local stack', () => {
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toMatch(/^msg_/);
     expect(run.stderr).toContain('queued in 4 parts');
-  });
-
-  it('refuses the same content without split with a 400 that says so, storing and queueing nothing', async () => {
-    const before = await storedState(gw.stack);
-    const res = await gw.post('/v1/messages', text(LOG, 'zhangsan'));
-    expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual([
-      {
-        field: 'text.content',
-        message: `${Buffer.byteLength(LOG)} bytes, max 2048; send "split": true to have it delivered in parts`,
-      },
-    ]);
-    expect(await storedState(gw.stack)).toEqual(before);
   });
 });
 

@@ -136,7 +136,8 @@ interface WorldCase {
   seed: number;
 }
 
-describe('QuotaGuard properties (fake clock, hours of WeCom time)', () => {
+// CPU-bound (hours of simulated WeCom time per case): ~10 s each on a quiet machine, several times that under load.
+describe('QuotaGuard properties (fake clock, hours of WeCom time)', { timeout: 240_000 }, () => {
   it('(a) keeps every rolling minute, hour and day within WeCom’s limits, and delivers everything once', async () => {
     await fc.assert(
       fc.asyncProperty(worldArb, async (w) => {
