@@ -14,7 +14,7 @@ import {
 } from '#lib/model/index.js';
 import { createLogger, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
-import { QuotaGuard, WECOM_WINDOWS } from '#lib/quota/index.js';
+import { type QuotaDemand, QuotaGuard, WECOM_WINDOWS } from '#lib/quota/index.js';
 import type { LaneName } from '#lib/resources/index.js';
 import { type IncomingRecord, PauseCache, type SenderDeps } from '#lib/sender/index.js';
 import { type FirstDeliveryItem, type MessageStore, StoreUnavailableError } from '#lib/store/index.js';
@@ -136,6 +136,43 @@ export function senderHarness(now: () => number) {
     random: () => 0.5,
   };
   return { deps, store, lanes, wecom, quotaStore, pauseStore };
+}
+
+export type SenderHarness = ReturnType<typeof senderHarness>;
+
+/** Books `member`'s line (normal lane: a slot every 60 s ÷ 19) about `slots` slots ahead, as other messages would. */
+export async function busyMember(h: SenderHarness, member: string, slots = 5): Promise<void> {
+  const d: QuotaDemand = {
+    app: 'ops',
+    quota: { ...QUOTA_DEFAULTS },
+    priority: 'normal',
+    members: [member],
+    splittable: true,
+    extraPersonTimes: 0,
+    broadcasts: 0,
+    broadcastShare: 0,
+  };
+  for (let i = 0; i < slots; i++) await h.deps.quota.reserve(d);
+}
+
+/** The last copy the sender queued (a deferral, the rest of a part, the next part of split content). */
+export function lastCopy(h: SenderHarness): QueuedMessage {
+  const copy = h.lanes.enqueued.at(-1)?.message;
+  if (!copy) throw new Error('no copy queued');
+  return copy;
+}
+
+/** The next `enqueue` fails (SQS unavailable); the ones after it succeed. */
+export function failNextEnqueue(h: SenderHarness): void {
+  const enqueue = h.lanes.enqueue.bind(h.lanes);
+  let failNext = true;
+  h.lanes.enqueue = async (...args) => {
+    if (failNext) {
+      failNext = false;
+      throw new Error('SQS unavailable');
+    }
+    return enqueue(...args);
+  };
 }
 
 export function textRequest(overrides: Partial<MessageRequest['recipients']> = {}): MessageRequest {

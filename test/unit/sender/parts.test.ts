@@ -1,43 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { QUOTA_DEFAULTS } from '#lib/config/index.js';
-import { type QueuedMessage, STATUS } from '#lib/model/index.js';
-import type { QuotaDemand } from '#lib/quota/index.js';
+import { STATUS } from '#lib/model/index.js';
 import { processBatch } from '#lib/sender/index.js';
 import { WecomTransportError } from '#lib/wecom/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
-import { queued, senderHarness, textRequest } from '#test/helpers/unit-sender.js';
+import { busyMember, lastCopy, queued, senderHarness, textRequest } from '#test/helpers/unit-sender.js';
 
 const START = Date.parse('2026-12-01T08:00:07Z');
 const lostAnswer = async (): Promise<never> => {
   throw new WecomTransportError('socket hang up after the request was sent', 'ECONNRESET', { inDoubt: true });
 };
 
-/** Books `member`'s line (normal lane: a slot every 60 s ÷ 19) about `slots` slots ahead, as other messages would. */
-async function busy(h: ReturnType<typeof senderHarness>, member: string, slots = 5) {
-  const d: QuotaDemand = {
-    app: 'ops',
-    quota: { ...QUOTA_DEFAULTS },
-    priority: 'normal',
-    members: [member],
-    splittable: true,
-    extraPersonTimes: 0,
-    broadcasts: 0,
-    broadcastShare: 0,
-  };
-  for (let i = 0; i < slots; i++) await h.deps.quota.reserve(d);
-}
-
-const lastCopy = (h: ReturnType<typeof senderHarness>): QueuedMessage => {
-  const copy = h.lanes.enqueued.at(-1)?.message;
-  if (!copy) throw new Error('no copy queued');
-  return copy;
-};
-
 describe('a message to members whose slots come at different times', () => {
   it('goes at once to those with a slot and later, in a part of its own, to the one at its limit', async () => {
     const clock = fakeClock(START);
     const h = senderHarness(clock.now);
-    await busy(h, 'oncall');
+    await busyMember(h, 'oncall');
     const m = queued('msg_fan', START, textRequest({ touser: ['a', 'OnCall', 'b'] }));
     await h.store.create(m.record);
 
@@ -67,7 +44,7 @@ describe('a message to members whose slots come at different times', () => {
   it('resends a part whose answer was lost as the very same request, then sends the rest as a request of its own', async () => {
     const clock = fakeClock(START);
     const h = senderHarness(clock.now);
-    await busy(h, 'oncall');
+    await busyMember(h, 'oncall');
     const m = queued('msg_lost', START, textRequest({ touser: ['a', 'oncall', 'b'] }));
     await h.store.create(m.record);
     h.wecom.script.push(lostAnswer);
@@ -93,7 +70,7 @@ describe('a message to members whose slots come at different times', () => {
     h.wecom.script.push(lostAnswer);
     await processBatch(h.deps, [m.sqs(m.body(), 1)]);
     expect(h.wecom.sends[0]).toMatchObject({ touser: 'a|b' });
-    await busy(h, 'b'); // meanwhile b's line fills up
+    await busyMember(h, 'b'); // meanwhile b's line fills up
 
     clock.advance(4_000);
     await processBatch(h.deps, [m.sqs(m.body(), 2)]);

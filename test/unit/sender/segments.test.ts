@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { QUOTA_DEFAULTS } from '#lib/config/index.js';
 import type { MessageRequest } from '#lib/messages/index.js';
-import { type QueuedMessage, STATUS } from '#lib/model/index.js';
-import type { QuotaDemand } from '#lib/quota/index.js';
+import { STATUS } from '#lib/model/index.js';
 import { processBatch } from '#lib/sender/index.js';
 import { WecomApiError } from '#lib/wecom/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
-import { queued, senderHarness, textRequest } from '#test/helpers/unit-sender.js';
+import {
+  busyMember,
+  failNextEnqueue,
+  lastCopy,
+  queued,
+  senderHarness,
+  textRequest,
+} from '#test/helpers/unit-sender.js';
 
 const START = Date.parse('2026-12-01T08:00:07Z');
 
@@ -20,31 +25,10 @@ function splitRequest(n: number, touser = ['zhangsan', 'lisi']): MessageRequest 
   };
 }
 
-/** Books `member`'s line about `slots` slots ahead, as other messages would (see parts.test.ts). */
-async function busy(h: ReturnType<typeof senderHarness>, member: string, slots = 5) {
-  const d: QuotaDemand = {
-    app: 'ops',
-    quota: { ...QUOTA_DEFAULTS },
-    priority: 'normal',
-    members: [member],
-    splittable: true,
-    extraPersonTimes: 0,
-    broadcasts: 0,
-    broadcastShare: 0,
-  };
-  for (let i = 0; i < slots; i++) await h.deps.quota.reserve(d);
-}
-
 const contentOf = (h: ReturnType<typeof senderHarness>) =>
   h.wecom.sends.map(
     (s) => `${s.touser ?? ''}/${s.toparty ?? ''}: ${(s.text as { content: string }).content}`,
   );
-
-const lastCopy = (h: ReturnType<typeof senderHarness>): QueuedMessage => {
-  const copy = h.lanes.enqueued.at(-1)?.message;
-  if (!copy) throw new Error('no copy queued');
-  return copy;
-};
 
 describe('split content', () => {
   it('sends one part to every recipient, then queues the next as a copy of its own, until the last is sent', async () => {
@@ -108,15 +92,7 @@ describe('split content', () => {
     const h = senderHarness(clock.now);
     const m = queued('msg_requeue', START, splitRequest(2));
     await h.store.create(m.record);
-    const enqueue = h.lanes.enqueue.bind(h.lanes);
-    let failNext = true;
-    h.lanes.enqueue = async (...args) => {
-      if (failNext) {
-        failNext = false;
-        throw new Error('SQS unavailable');
-      }
-      return enqueue(...args);
-    };
+    failNextEnqueue(h);
 
     const first = await processBatch(h.deps, [m.sqs(m.body(), 1)]);
     expect(first.failures).toHaveLength(1);
@@ -137,7 +113,7 @@ describe('split content', () => {
   it('sends the next part to every recipient, not only those who waited for their slots in the part before', async () => {
     const clock = fakeClock(START);
     const h = senderHarness(clock.now);
-    await busy(h, 'oncall');
+    await busyMember(h, 'oncall');
     const m = queued('msg_groups', START, splitRequest(2, ['a', 'oncall']));
     await h.store.create(m.record);
 
@@ -194,15 +170,7 @@ describe('split content', () => {
     ops.broadcast = { partySizes: { '7': 3 }, memberShare: 0.25 };
     const m = queued('msg_party', START, request);
     await h.store.create(m.record);
-    const enqueue = h.lanes.enqueue.bind(h.lanes);
-    let failNext = true;
-    h.lanes.enqueue = async (...args) => {
-      if (failNext) {
-        failNext = false;
-        throw new Error('SQS unavailable');
-      }
-      return enqueue(...args);
-    };
+    failNextEnqueue(h);
     await processBatch(h.deps, [m.sqs(m.body(), 1)]);
     expect(h.wecom.sends).toHaveLength(1);
     clock.advance(30_000);
