@@ -42,6 +42,7 @@ export {
   type RouteDefinition,
   routeKey,
   routeOf,
+  WEB_ROUTES,
 } from './routes.js';
 export {
   type IndexName,
