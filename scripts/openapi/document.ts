@@ -242,6 +242,14 @@ const RESPONSES: Record<string, Json> = {
         },
       },
       ...messageStatusExtras(helpers()),
+      body: {
+        type: 'object',
+        description:
+          'The message as the gateway sends it to WeCom, without recipients and options: msgtype and that ' +
+          'type\'s object, e.g. {"msgtype":"text","text":{"content":"…"}}',
+        properties: { msgtype: { enum: [...MSG_TYPES] } },
+        required: ['msgtype'],
+      },
     },
     required: ['id', 'app', 'status', 'priority', 'attempts', 'created_at', 'updated_at', 'error', 'events'],
   },

@@ -112,10 +112,10 @@ async function feedOf(app: string): Promise<FeedItem[]> {
         [app],
         [
           e.message_id
-            ? link({ page: 'message', id: e.message_id }, String(e.event.Event ?? e.event.MsgType ?? 'event'))
-            : String(e.event.Event ?? e.event.MsgType ?? 'event'),
+            ? link({ page: 'message', id: e.message_id }, String(e.event.kind ?? 'event'))
+            : String(e.event.kind ?? 'event'),
         ],
-        [String(e.event.FromUserName ?? '')],
+        [String(e.event.from ?? '')],
         [h('span', { class: 'badge badge-muted' }, 'WeCom')],
       ),
     }),

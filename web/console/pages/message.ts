@@ -203,8 +203,8 @@ function wecomEvents(m: MessageStatus): HTMLElement {
   const rows = m.wecom_events.map((e) =>
     row(
       [time(e.received_at)],
-      [String(e.event.Event ?? e.event.MsgType ?? 'event')],
-      [String(e.event.FromUserName ?? e.event.from ?? '')],
+      [String(e.event.kind ?? 'event')],
+      [String(e.event.from ?? '')],
       [h('code', { class: 'small' }, describeEvent(e.event))],
     ),
   );
@@ -212,11 +212,11 @@ function wecomEvents(m: MessageStatus): HTMLElement {
 }
 
 const describeEvent = (event: Record<string, unknown>): string => {
-  const { EventKey, Content, SelectedItems } = event as Record<string, unknown>;
+  const { event_key, content, selected_items } = event;
   const bits = [
-    EventKey !== undefined ? `key ${String(EventKey)}` : '',
-    Content !== undefined ? String(Content) : '',
-    SelectedItems !== undefined ? JSON.stringify(SelectedItems) : '',
+    event_key !== undefined ? `key ${String(event_key)}` : '',
+    content !== undefined ? String(content) : '',
+    Array.isArray(selected_items) && selected_items.length ? JSON.stringify(selected_items) : '',
   ].filter(Boolean);
   return bits.length ? bits.join(' · ') : JSON.stringify(event);
 };
