@@ -39,7 +39,6 @@ export function renderEvents(only: string | undefined, ctx: PageContext): HTMLEl
     results,
   );
   const refresh = async () => {
-    if (!page.isConnected) return;
     try {
       const apps = (await ctx.apps()).map((a) => a.app).filter((a) => only === undefined || a === only);
       if (apps.length === 0) {
