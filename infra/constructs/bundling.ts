@@ -3,7 +3,7 @@ import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 import { FUNCTIONS, type FunctionId } from '#lib/resources/index.js';
-import { CONSOLE_APP, EMBEDDED_CONSOLE } from '#lib/web/apps.js';
+import { CONSOLE_APP, EMBEDDED_CONSOLE, packWebApp } from '#lib/web/apps.js';
 import { buildWebAppSync } from '#lib/web/build.js';
 
 /** Repository root: `projectRoot`, `depsLockFilePath` and every `FUNCTIONS[id].entry` are relative to it. */
@@ -71,11 +71,11 @@ export const HOUSE_BUNDLING = {
 
 /**
  * esbuild `define`s of a function's bundle: ingest serves the operator console, so its files (built from web/ right
- * here, once per synth) travel into the bundle as a JSON string.
+ * here, once per synth) travel into the bundle as a JSON string (lib/web `packWebApp`).
  */
 export function definesFor(id: FunctionId): Record<string, string> {
   if (id !== 'ingest') return {};
-  consoleDefine ??= JSON.stringify(JSON.stringify(buildWebAppSync(CONSOLE_APP)));
+  consoleDefine ??= JSON.stringify(packWebApp(buildWebAppSync(CONSOLE_APP)));
   // CDK passes each define as one command-line argument, which Linux caps at 128 KiB (MAX_ARG_STRLEN).
   if (consoleDefine.length > MAX_DEFINE_CHARS) {
     throw new Error(

@@ -1,3 +1,4 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { WebApp } from './assets.js';
 import type { WebBuildOptions } from './build.js';
 
@@ -10,7 +11,8 @@ export const CONSOLE_APP: WebBuildOptions = {
 
 /**
  * The name esbuild `define` replaces with the console's {@link WebApp} as a JSON string when it bundles the ingest
- * function (infra/constructs/bundling.ts). A string, parsed on the first request, keeps it out of cold init.
+ * function (infra/constructs/bundling.ts): {@link packWebApp}'s, with each file gzipped, which keeps the bundle
+ * (and so cold start) ~30 KB smaller than the plain files. Unpacked on the first request, not at cold init.
  */
 export const EMBEDDED_CONSOLE = '__WECOM_CONSOLE__';
 
@@ -21,6 +23,28 @@ let embedded: WebApp | undefined;
 /** The console embedded in this bundle; undefined when running from source (tsx), where the caller builds it. */
 export function embeddedConsole(): WebApp | undefined {
   if (typeof __WECOM_CONSOLE__ !== 'string') return undefined;
-  embedded ??= JSON.parse(__WECOM_CONSOLE__) as WebApp;
+  embedded ??= unpackWebApp(__WECOM_CONSOLE__);
   return embedded;
+}
+
+/** The app as one string for a bundle: JSON, with each file's bytes gzipped before base64. */
+export function packWebApp(app: WebApp): string {
+  return JSON.stringify({
+    ...app,
+    assets: app.assets.map((a) => ({
+      ...a,
+      base64: gzipSync(Buffer.from(a.base64, 'base64'), { level: 9 }).toString('base64'),
+    })),
+  });
+}
+
+export function unpackWebApp(packed: string): WebApp {
+  const app = JSON.parse(packed) as WebApp;
+  return {
+    ...app,
+    assets: app.assets.map((a) => ({
+      ...a,
+      base64: gunzipSync(Buffer.from(a.base64, 'base64')).toString('base64'),
+    })),
+  };
 }

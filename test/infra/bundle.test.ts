@@ -1,7 +1,7 @@
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import type { FunctionId } from '#lib/resources/index.js';
-import type { WebApp } from '#lib/web/index.js';
+import { unpackWebApp } from '#lib/web/index.js';
 import { definesFor, esbuildOptionsFor, HOUSE_BUNDLING } from '../../infra/constructs/bundling.js';
 
 /** A function's bundle as CDK builds it, in memory. */
@@ -52,13 +52,16 @@ describe('function bundles', () => {
 
   it('embeds the operator console in ingest, and in no other function', async () => {
     const [define] = Object.values(definesFor('ingest'));
-    const app = JSON.parse(JSON.parse(define ?? '""')) as WebApp;
+    const packed = JSON.parse(define ?? '""') as string;
+    const app = unpackWebApp(packed);
     const script = app.assets.find((a) => /^assets\/main-\w+\.js$/.test(a.path));
     expect(app.basePath).toBe('/console');
     expect(app.assets.map((a) => a.path)).toContain('index.html');
     expect(script).toBeDefined();
     const ingest = await bundle('ingest');
-    expect(ingest.js).toContain(script?.base64.slice(0, 200));
+    const packedScript = (JSON.parse(packed) as typeof app).assets.find((a) => a.path === script?.path);
+    expect(ingest.js).toContain(packedScript?.base64.slice(0, 200));
+    expect(Buffer.from(script?.base64 ?? '', 'base64').toString()).toContain('API key');
     expect(ingest.js).toContain('/console');
     expect(definesFor('sender')).toEqual({});
   }, 60_000);
