@@ -81,6 +81,7 @@ export default withMermaid(
           text: 'Guides',
           items: [
             { text: 'Send from code', link: '/guides/send-from-code' },
+            { text: 'The operator console', link: '/guides/console' },
             { text: 'Webhooks from SaaS systems', link: '/guides/saas-webhooks' },
             { text: 'Callbacks and webhooks to you', link: '/guides/callbacks' },
             { text: 'Idempotency and retries', link: '/guides/idempotency' },
