@@ -46,6 +46,26 @@ export interface MessagePage {
   next_cursor: string | null;
 }
 
+/** GET /v1/messages/{id}/webhooks as documented in docs/api.md. */
+export interface WebhookDeliveries {
+  deliveries: {
+    id: string;
+    event: string;
+    target: string;
+    status: string;
+    attempts: {
+      at: string;
+      attempt?: number;
+      outcome?: string;
+      status_code?: number;
+      latency_ms?: number;
+      error?: string;
+    }[];
+    next_attempt_at?: string;
+  }[];
+  truncated?: boolean;
+}
+
 /** GET /v1/apps/{app} as documented in docs/api.md: the gateway's own type. */
 export type AppStatus = AppStateView;
 
@@ -71,6 +91,10 @@ export class GatewayApi {
 
   status(id: string): Promise<MessageStatus> {
     return this.call<MessageStatus>('GET', `/v1/messages/${encodeURIComponent(id)}`);
+  }
+
+  webhooks(id: string): Promise<WebhookDeliveries> {
+    return this.call<WebhookDeliveries>('GET', `/v1/messages/${encodeURIComponent(id)}/webhooks`);
   }
 
   /** One page of GET /v1/messages; `query` holds its parameters (app, status, touser, …, cursor). */

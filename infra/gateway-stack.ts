@@ -93,6 +93,7 @@ export class GatewayStack extends Stack {
     this.ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', ...common })
       .useTable(table, FUNCTION_ACCESS.ingest.table, FUNCTION_ACCESS.ingest.indexes)
       .useLanes(queues.lanes, FUNCTION_ACCESS.ingest.lanes)
+      .useLaneDeadLetters(queues.deadLetterQueues, FUNCTION_ACCESS.ingest.laneDlqs)
       .useNotifyQueues(queues, FUNCTION_ACCESS.ingest.notify)
       .useConfigSecret(config.secret);
 

@@ -40,7 +40,8 @@ export function devConfig(key: DevKey): GatewayConfig {
         name: 'dev',
         sha256: key.sha256,
         apps: ['ops'],
-        scopes: ['messages:write', 'messages:read', 'messages:recall'],
+        // The local stack is the developer's own: its key may also use the DLQ routes (the console's DLQ page).
+        scopes: ['messages:write', 'messages:read', 'messages:recall', 'admin'],
       },
     ],
     retentionDays: 30,

@@ -18,6 +18,7 @@ import { type GatewayConfig, type GatewayEnv, loadConfig } from '#lib/config/ind
 import {
   DEFAULT_ROUTE,
   DEFAULT_SENDER_CONCURRENCY,
+  deadLetterQueueOf,
   FUNCTIONS,
   ROUTES,
   senderEventSources,
@@ -131,6 +132,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       queueUrls: { high: resources.queueUrls.high, normal: resources.queueUrls.normal },
       notifyQueueUrl: resources.queueUrls.notify,
       notifyDlqUrl: resources.queueUrls['notify-dlq'],
+      deadLetterQueueUrls: {
+        high: resources.queueUrls[deadLetterQueueOf('high')],
+        normal: resources.queueUrls[deadLetterQueueOf('normal')],
+      },
       wecomApiBase,
       configFile,
       logLevel: 'info',

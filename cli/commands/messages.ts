@@ -1,7 +1,8 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { GatewayApi, type MessagePage, type MessageSummary } from '../api.js';
+import { GatewayApi, type MessagePage, type MessageSummary, type WebhookDeliveries } from '../api.js';
 import { action, type CliContext, list, type Run } from '../command.js';
-import type { Output } from '../output.js';
+import { UsageError } from '../errors.js';
+import type { Colors, Output } from '../output.js';
 import { resolveTarget } from '../target.js';
 import { addTargetOptions, paint } from './status.js';
 
@@ -103,6 +104,52 @@ async function messagesList(run: Run, opts: MessagesListOpts): Promise<void> {
   }
 }
 
+type Delivery = WebhookDeliveries['deliveries'][number];
+
+function paintDelivery(c: Colors, status: string): string {
+  if (status === 'delivered') return c.green(status);
+  if (status === 'retrying') return c.yellow(status);
+  return c.red(status);
+}
+
+/** `HTTP 500 · 120 ms · HTTP 500`: what one attempt got back. */
+function attemptLine(a: Delivery['attempts'][number]): string {
+  return [
+    a.status_code !== undefined ? `HTTP ${a.status_code}` : 'no answer',
+    a.latency_ms !== undefined && `${Math.round(a.latency_ms)} ms`,
+    a.error !== undefined && a.error !== `HTTP ${a.status_code}` && a.error,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+export function printDeliveries(out: Output, body: WebhookDeliveries): void {
+  const { c } = out;
+  for (const d of body.deliveries) {
+    out.line(
+      `${c.bold(d.event)}  ${paintDelivery(c, d.status)}  ${c.dim(`${d.target} · webhook-id ${d.id}`)}`,
+    );
+    for (const a of d.attempts) out.line(`  ${a.attempt ?? '·'}. ${time(a.at)}  ${attemptLine(a)}`);
+    if (d.next_attempt_at) out.line(`  ${c.yellow(`next attempt about ${time(d.next_attempt_at)}`)}`);
+  }
+  if (body.deliveries.length === 0) out.line('no webhooks sent for this message');
+  if (body.truncated) out.note(out.ce.dim('older attempts left out'));
+}
+
+interface TargetOpts {
+  url?: string;
+  key?: string;
+}
+
+async function messagesWebhooks(run: Run, id: string, opts: TargetOpts): Promise<void> {
+  const { out, ctx } = run;
+  if (!/^msg_[0-9A-Za-z]+$/.test(id)) throw new UsageError(`not a message id (msg_…): ${id}`);
+  const api = new GatewayApi(await resolveTarget(opts, ctx.env, ctx.cwd));
+  const body = await api.webhooks(id);
+  out.data(body);
+  printDeliveries(out, body);
+}
+
 export function registerMessages(program: Command, ctx: CliContext): void {
   const messages = program
     .command('messages')
@@ -130,4 +177,21 @@ Examples:
   $ wecom-gateway messages list --app ops --status failed,dead --all --json`,
     )
     .action(action(ctx, messagesList));
+
+  const webhooks = messages
+    .command('webhooks')
+    .description(
+      'the webhooks sent for a message and every attempt: status code, latency, next try (GET /v1/messages/{id}/webhooks, scope messages:read)',
+    )
+    .argument('<id>', 'the message id (msg_…)');
+  addTargetOptions(webhooks);
+  webhooks
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ wecom-gateway messages webhooks msg_01JD2W6Q3K8N4X7TB9YB1R2S3T
+  $ wecom-gateway messages webhooks msg_01JD2W6Q3K8N4X7TB9YB1R2S3T --json`,
+    )
+    .action(action(ctx, messagesWebhooks));
 }

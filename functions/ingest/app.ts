@@ -18,15 +18,19 @@ import {
   type Authenticator,
   createAuthenticator,
   getAppState,
+  getDeadLetter,
   getMessage,
   type IngestDeps,
   listApps,
+  listDlq,
   listEvents,
   listMessages,
   listTemplates,
+  listWebhookDeliveries,
   recallMessage,
   receiveHook,
   receivePush,
+  redriveDeadLetter,
   requireScope,
   submitBatch,
   submitMessage,
@@ -77,6 +81,14 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
     json(200, await getMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   recallMessage: async (deps, event, apiKey) =>
     json(200, await recallMessage(deps, apiKey, event.pathParameters?.id ?? '')),
+  listWebhookDeliveries: async (deps, event, apiKey) =>
+    json(200, await listWebhookDeliveries(deps, apiKey, event.pathParameters?.id ?? '')),
+  listDeadLetters: async (deps, event, apiKey) =>
+    json(200, await listDlq(deps, apiKey, event.queryStringParameters ?? {})),
+  getDeadLetter: async (deps, event, apiKey) =>
+    json(200, await getDeadLetter(deps, apiKey, event.pathParameters?.id ?? '')),
+  redriveDeadLetter: async (deps, event, apiKey) =>
+    json(200, await redriveDeadLetter(deps, apiKey, event.pathParameters?.id ?? '', event.parsedBody)),
   listApps: async (deps, _event, apiKey) => json(200, await listApps(deps, apiKey)),
   getApp: async (deps, event, apiKey) =>
     json(200, await getAppState(deps, apiKey, event.pathParameters?.app ?? '')),

@@ -46,13 +46,16 @@ export const httpErrors = (logger: Logger): HttpMiddleware => ({
 });
 
 /**
- * Body parsing for the routes that take a JSON body (lib/resources `ROUTES`): JSON only (415), at most `maxBytes`
+ * Body parsing for the routes that take a JSON body (lib/resources `ROUTES`; `optionalJson`: when one is sent): JSON only (415), at most `maxBytes`
  * (413), well-formed (400). Runs before the handler so a rejected body never reaches domain code.
  */
 export const jsonBody = (maxBytes: number): HttpMiddleware => ({
   before: async (request) => {
     const event = request.event;
-    if (routeOf(event.routeKey)?.body !== 'json') return;
+    const mode = routeOf(event.routeKey)?.body;
+    if (mode !== 'json' && mode !== 'optionalJson') return;
+    // An empty body of an optional one is no body: nothing to parse, whatever the Content-Type says.
+    if (mode === 'optionalJson' && bodyBytes(event).length === 0) return;
     const contentType = (event.headers['content-type'] ?? '').toLowerCase();
     if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/.test(contentType))
       throw new UnsupportedMediaTypeError();

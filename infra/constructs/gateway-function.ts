@@ -17,13 +17,14 @@ export type FunctionId = keyof typeof FUNCTIONS;
 /** DynamoDB item actions a function may be granted; no Scan/Query/Batch* unless a function needs them. */
 export type { TableAction } from '#lib/resources/index.js';
 
-import type { LaneAction, NotifyQueueAction, TableAction } from '#lib/resources/index.js';
+import type { LaneAction, LaneDlqAction, NotifyQueueAction, TableAction } from '#lib/resources/index.js';
 /** SQS producer-side actions; consuming (Receive/Delete) comes with the event source's own grant. */
 export type QueueAction = LaneAction;
 
 const VPC_ACCESS_POLICY = 'service-role/AWSLambdaVPCAccessExecutionRole';
 
 const LANE_URL_ENV: Record<LaneName, string> = { high: ENV.queueUrlHigh, normal: ENV.queueUrlNormal };
+const LANE_DLQ_URL_ENV: Record<LaneName, string> = { high: ENV.dlqUrlHigh, normal: ENV.dlqUrlNormal };
 
 export interface GatewayFunctionProps {
   /** Key into `FUNCTIONS` (lib/resources): entry, memory and timeout come from there. */
@@ -241,6 +242,26 @@ export class GatewayFunction extends Construct {
       this.fn.addEnvironment(LANE_URL_ENV[lane], queue.queueUrl);
       if (actions.includes('SendMessage')) this.producesTo.add(queue);
     }
+    return this;
+  }
+
+  /**
+   * Grants exactly `actions` on both lanes' dead-letter queues and hands the function their URLs
+   * (`DLQ_URL_HIGH`/`_NORMAL`): the operator's reads and redrives over HTTP (lib/ops/dlq.ts). Nothing consumes
+   * those queues, so ReceiveMessage here is the only reader's grant.
+   */
+  useLaneDeadLetters(
+    deadLetters: readonly { readonly lane: LaneName; readonly queue: IQueue }[],
+    actions: readonly LaneDlqAction[],
+  ): this {
+    if (actions.length === 0) return this;
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: actions.map((a) => `sqs:${a}`),
+        resources: deadLetters.map((d) => d.queue.queueArn),
+      }),
+    );
+    for (const { lane, queue } of deadLetters) this.fn.addEnvironment(LANE_DLQ_URL_ENV[lane], queue.queueUrl);
     return this;
   }
 

@@ -20,6 +20,8 @@ export interface FunctionEnv {
 /** The environment of the functions that use the priority lanes (ingest, sender). */
 export interface GatewayEnv extends FunctionEnv {
   readonly queueUrls: { readonly high: string; readonly normal: string };
+  /** The lanes' dead-letter queues, when the function was given both (ingest: `/v1/dlq`). */
+  readonly deadLetterQueueUrls?: { readonly high: string; readonly normal: string };
 }
 
 const required = (env: NodeJS.ProcessEnv, name: string): string => {
@@ -49,9 +51,15 @@ export function readFunctionEnv(env: NodeJS.ProcessEnv = process.env): FunctionE
 /** The environment of ingest and the sender: the common part plus both lanes' queue URLs. */
 export function readEnv(env: NodeJS.ProcessEnv = process.env): GatewayEnv {
   const common = readFunctionEnv(env);
+  const dlqHigh = env[ENV.dlqUrlHigh];
+  const dlqNormal = env[ENV.dlqUrlNormal];
+  // Both or neither: a function given one lane's DLQ would list and redrive only half of the dead messages.
+  if (Boolean(dlqHigh) !== Boolean(dlqNormal))
+    throw new MissingEnvError(dlqHigh ? ENV.dlqUrlNormal : ENV.dlqUrlHigh);
   return {
     ...common,
     queueUrls: { high: required(env, ENV.queueUrlHigh), normal: required(env, ENV.queueUrlNormal) },
+    ...(dlqHigh && dlqNormal ? { deadLetterQueueUrls: { high: dlqHigh, normal: dlqNormal } } : {}),
   };
 }
 

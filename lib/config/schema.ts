@@ -225,7 +225,8 @@ const ApiKeySchema = v.strictObject({
     v.regex(/^[0-9a-f]{64}$/, 'must be the lowercase hex SHA-256 of the key (echo -n KEY | sha256sum)'),
   ),
   apps: v.pipe(v.array(nonEmpty('app name')), v.minLength(1, 'must list at least one app')),
-  scopes: v.optional(v.array(v.picklist(['messages:write', 'messages:read', 'messages:recall'])), [
+  // `admin` (the DLQ over HTTP) only when listed: the default is what a sending or reading client needs.
+  scopes: v.optional(v.array(v.picklist(['messages:write', 'messages:read', 'messages:recall', 'admin'])), [
     'messages:write',
     'messages:read',
     'messages:recall',

@@ -67,6 +67,7 @@ const STATUS_OF_CODE = {
   no_response_code: 409,
   response_code_invalid: 409,
   wecom_card_update_failed: 409,
+  not_redrivable: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unavailable: 503,

@@ -16,7 +16,8 @@ type StateConflictCode =
   | 'not_updatable'
   | 'no_response_code'
   | 'response_code_invalid'
-  | 'wecom_card_update_failed';
+  | 'wecom_card_update_failed'
+  | 'not_redrivable';
 
 /** Every code an ingest error carries: stable, documented in docs/api.md, mapped to HTTP by lib/http alone. */
 export type IngestErrorCode =

@@ -3,6 +3,17 @@ export { type AppState, type AppStateView, getAppState, listApps } from './apps.
 export { type Authenticator, authenticate, createAuthenticator, sha256Hex } from './auth.js';
 export { updateCard } from './card.js';
 export {
+  DEFAULT_DLQ_LIMIT,
+  type DeadLetterHttpView,
+  DLQ_SEARCH_MAX,
+  getDeadLetter,
+  listDlq,
+  MAX_DLQ_LIMIT,
+  parseDlqQuery,
+  type RedriveHttpResult,
+  redriveDeadLetter,
+} from './dlq.js';
+export {
   AccessDeniedError,
   AppNotFoundError,
   IngestError,
@@ -40,3 +51,12 @@ export type {
   QuotaUsageReader,
   QuotaWindowUsage,
 } from './types.js';
+export {
+  type DeliveriesView,
+  type DeliveryAttemptView,
+  type DeliveryStatus,
+  type DeliveryView,
+  listWebhookDeliveries,
+  MAX_WEBHOOK_ATTEMPTS,
+  toDeliveries,
+} from './webhooks.js';

@@ -1,7 +1,7 @@
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
 import type { Resolver, UrlGuard } from '#lib/net/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
-import type { MessageQueue } from '#lib/queue/index.js';
+import type { DeadLetterQueue, MessageQueue } from '#lib/queue/index.js';
 import type {
   CardCodeStore,
   EventStore,
@@ -20,11 +20,16 @@ export interface IngestDeps {
   messageList: MessageList;
   idempotency: IdempotencyStore;
   queue: MessageQueue;
+  /**
+   * The lanes' dead-letter queues (`/v1/dlq`, scope `admin`); absent where the function was not given their URLs,
+   * and then those routes answer 503.
+   */
+  deadLetters?: DeadLetterQueue;
   logger: Logger;
   metrics: Metrics;
   /** Received WeCom events: a message's own, and an app's feed (`GET /v1/events`). */
   events: Pick<EventStore, 'listByApp' | 'listByMessage'>;
-  /** Webhook attempts, for the status. */
+  /** Webhook attempts, for the status and a message's deliveries. */
   webhooks: Pick<WebhookLog, 'listAttempts'>;
   /** A card's response codes, spent by card updates. */
   cards: CardCodeStore;

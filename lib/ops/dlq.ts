@@ -69,6 +69,10 @@ export interface DeadLetterView {
   receives?: number;
   /** Why the state is what it is, for the operator. */
   note?: string;
+  /** Whether a redrive (without `force`) would send it again: the same verdict {@link redriveDeadLetters} acts on. */
+  redrivable: boolean;
+  /** When not redrivable: why a redrive would be refused or pointless, in plain words. */
+  notRedrivableReason?: string;
 }
 
 export type RedriveOutcome = 'redriven' | 'already_handled' | 'refused' | 'skipped' | 'failed';
@@ -90,6 +94,27 @@ interface Examined {
   view: DeadLetterView;
   msg?: QueuedMessage;
   record?: MessageRecord;
+}
+
+/** Which dead letters a pass takes: the others are not examined, changed or returned. */
+export interface DeadLetterFilter {
+  /** Only these gateway ids (`msg_…`). */
+  ids?: readonly string[];
+  /**
+   * Only messages of these apps (from the message body): for a caller who may see only some apps. A body that
+   * cannot be read names no app, so such a filter never takes it.
+   */
+  apps?: readonly string[];
+}
+
+function filterOf(opts: DeadLetterFilter): (letter: DeadLetter) => boolean {
+  const ids = opts.ids ? new Set(opts.ids) : undefined;
+  const apps = opts.apps ? new Set(opts.apps) : undefined;
+  if (!ids && !apps) return () => true;
+  return (letter) => {
+    const msg = decodeQueuedMessage(letter.body);
+    return msg !== undefined && (!ids || ids.has(msg.id)) && (!apps || apps.has(msg.app));
+  };
 }
 
 const nowOf = (deps: DlqDeps): number => (deps.now ?? Date.now)();
@@ -129,7 +154,10 @@ async function examine(deps: DlqDeps, lane: LaneName, letter: DeadLetter): Promi
     ...(letter.receiveCount !== undefined ? { receives: letter.receiveCount } : {}),
   };
   const msg = decodeQueuedMessage(letter.body);
-  if (!msg) return { letter, view: { ...base, state: 'unknown', note: 'unreadable body (left in the DLQ)' } };
+  if (!msg) {
+    const note = 'unreadable body (left in the DLQ)';
+    return { letter, view: withVerdict({ ...base, state: 'unknown', note }, { kind: 'skip', reason: note }) };
+  }
   const facts = {
     ...base,
     id: msg.id,
@@ -138,47 +166,125 @@ async function examine(deps: DlqDeps, lane: LaneName, letter: DeadLetter): Promi
   };
   const record = await deps.messages.get(msg.id);
   if (!record) {
+    const note = 'no record (its retention passed?); left in the DLQ';
     return {
       letter,
       msg,
-      view: { ...facts, state: 'unknown', note: 'no record (its retention passed?); left in the DLQ' },
+      view: withVerdict({ ...facts, state: 'unknown', note }, { kind: 'skip', reason: note }),
     };
   }
   const { state, note } = stateOf(msg, record);
   const lastError = lastErrorOf(record);
+  const view = {
+    ...facts,
+    state,
+    status: record.status,
+    attempts: record.attempts,
+    ...(lastError ? { lastError } : {}),
+    ...(note ? { note } : {}),
+  };
   return {
     letter,
     msg,
     record,
-    view: {
-      ...facts,
-      state,
-      status: record.status,
-      attempts: record.attempts,
-      ...(lastError ? { lastError } : {}),
-      ...(note ? { note } : {}),
-    },
+    view: withVerdict(view, planRedrive(view, msg, record, letter, nowOf(deps))),
   };
+}
+
+/** What a redrive would do with a dead letter: one verdict for the listing's `redrivable` and for the redrive. */
+type RedrivePlan =
+  /** Unreadable, or no record: left in the DLQ. */
+  | { kind: 'skip'; reason: string }
+  /** Ended, or a newer copy owns the record: only the leftover DLQ copy goes. */
+  | { kind: 'leftover'; reason: string }
+  /** An earlier redrive moved the record but may not have queued its copy. */
+  | { kind: 'finish' }
+  /** Sent again as a fresh copy; `unprotected`: past WeCom's duplicate check, refused unless forced. */
+  | {
+      kind: 'resend';
+      since: string;
+      generation: number;
+      copy: QueuedMessage & { inDoubt: InDoubt };
+      unprotected: boolean;
+      ttlPassed: boolean;
+    };
+
+const earliest = (...times: (string | undefined)[]): string | undefined =>
+  times.filter((t): t is string => t !== undefined).sort()[0];
+
+function planRedrive(
+  view: Pick<DeadLetterView, 'state' | 'note' | 'lane'>,
+  msg: QueuedMessage,
+  record: MessageRecord,
+  letter: DeadLetter,
+  now: number,
+): RedrivePlan {
+  if (view.state === 'handled')
+    return {
+      kind: 'leftover',
+      reason: `already ${record.status}: a redrive only removes its leftover DLQ copy`,
+    };
+  if (view.state === 'superseded')
+    return { kind: 'leftover', reason: `${view.note}: a redrive only removes this leftover DLQ copy` };
+  if (view.state === 'redrive_interrupted') return { kind: 'finish' };
+  // Since when the message is in doubt: no attempt of this copy began before it was sent.
+  const since =
+    earliest(
+      record.inDoubt?.since,
+      msg.inDoubt?.since,
+      letter.sentAtMs !== undefined ? new Date(letter.sentAtMs).toISOString() : msg.createdAt,
+    ) ?? msg.createdAt;
+  const generation = Math.max(record.generation, msg.generation, record.claimedGeneration ?? -1) + 1;
+  const copy = redrivenCopy(msg, generation, since, new Date(now).toISOString());
+  const ttl = msg.request.ttlSeconds;
+  return {
+    kind: 'resend',
+    since,
+    generation,
+    copy,
+    unprotected: pastProtection(copy, since, now),
+    ttlPassed: ttl !== undefined && Date.parse(msg.createdAt) + ttl * 1000 <= now,
+  };
+}
+
+/** Why a redrive past WeCom's duplicate check is refused (the redrive's detail and the listing's reason). */
+const unprotectedReason = (plan: Extract<RedrivePlan, { kind: 'resend' }>): string =>
+  `an attempt from ${plan.since} may have reached WeCom, and WeCom's duplicate check (${protectionSecondsOf(plan.copy)} s) no longer covers it: a resend could arrive twice`;
+
+function withVerdict(view: Omit<DeadLetterView, 'redrivable'>, plan: RedrivePlan): DeadLetterView {
+  const reason =
+    plan.kind === 'skip' || plan.kind === 'leftover'
+      ? plan.reason
+      : plan.kind === 'resend' && plan.unprotected
+        ? `${unprotectedReason(plan)}; a redrive is refused unless forced`
+        : plan.kind === 'resend' && plan.ttlPassed
+          ? 'its ttl_seconds has passed: a redrive would only mark it expired'
+          : undefined;
+  return reason === undefined
+    ? { ...view, redrivable: true }
+    : { ...view, redrivable: false, notRedrivableReason: reason };
 }
 
 /**
  * Shows up to `max` messages of the lane's DLQ and makes each record whose current copy is there say `dead` (a
  * conditional change at that copy's generation; a record that ended otherwise, or that a newer copy owns, is left
- * alone). Nothing is deleted: every message is shown again when the listing ends.
+ * alone). Nothing is deleted: every message is shown again when the listing ends. With `ids` or `apps`, the other
+ * messages read are neither examined nor changed nor shown.
  *
  * @example const dead = await listDeadLetters(deps, { lane: 'normal', max: 50 });
  */
 export async function listDeadLetters(
   deps: DlqDeps,
-  opts: { lane: LaneName; max: number; progress?: (done: number, total: number) => void },
+  opts: DeadLetterFilter & { lane: LaneName; max: number; progress?: (done: number, total: number) => void },
 ): Promise<DeadLetterView[]> {
   const letters = await deps.deadLetters.receive(opts.lane, opts.max, DLQ_HIDE_SECONDS);
   try {
+    const chosen = letters.filter(filterOf(opts));
     const views: DeadLetterView[] = [];
-    for (const letter of letters) {
+    for (const letter of chosen) {
       const seen = await examine(deps, opts.lane, letter);
       views.push(await reconcile(deps, seen));
-      opts.progress?.(views.length, letters.length);
+      opts.progress?.(views.length, chosen.length);
     }
     return views;
   } finally {
@@ -205,11 +311,9 @@ async function reconcile(deps: DlqDeps, { msg, record, view, letter }: Examined)
   return fresh.view;
 }
 
-export interface RedriveOptions {
+export interface RedriveOptions extends DeadLetterFilter {
   lane: LaneName;
   max: number;
-  /** Only these gateway ids (`msg_…`); the others are left in the DLQ untouched. */
-  ids?: readonly string[];
   /** Redrive even a message WeCom's duplicate check no longer covers (it may then arrive twice). */
   force?: boolean;
   progress?: (done: number, total: number, last: RedriveResult) => void;
@@ -221,7 +325,8 @@ export interface RedriveOptions {
  * record goes back to `queued` (generation + 1, a `redriven` event, marked as possibly delivered), a copy goes to
  * the lane exactly as the sender's deferred copies do, and the DLQ copy is deleted. A message whose possible
  * delivery lies further back than WeCom's duplicate-check interval is refused unless `force`: WeCom would no longer
- * drop a repeat. Whatever is not deleted is shown again in the DLQ at the end.
+ * drop a repeat. Whatever is not deleted is shown again in the DLQ at the end; with `ids` or `apps`, the other
+ * messages read are left untouched.
  *
  * @example const results = await redriveDeadLetters(deps, { lane: 'high', max: 100 });
  */
@@ -230,12 +335,8 @@ export async function redriveDeadLetters(deps: DlqDeps, opts: RedriveOptions): P
   const results: RedriveResult[] = [];
   const deleted = new Set<string>();
   try {
-    const wanted = opts.ids ? new Set(opts.ids) : undefined;
     const chosen: Examined[] = [];
-    for (const letter of letters) {
-      const seen = await examine(deps, opts.lane, letter);
-      if (!wanted || (seen.msg && wanted.has(seen.msg.id))) chosen.push(seen);
-    }
+    for (const letter of letters.filter(filterOf(opts))) chosen.push(await examine(deps, opts.lane, letter));
     for (const seen of chosen) {
       const result = await redriveOne(deps, seen, opts.force === true).catch(
         (err: unknown): RedriveResult => ({
@@ -264,45 +365,32 @@ export async function redriveDeadLetters(deps: DlqDeps, opts: RedriveOptions): P
   }
 }
 
-const earliest = (...times: (string | undefined)[]): string | undefined =>
-  times.filter((t): t is string => t !== undefined).sort()[0];
-
 async function redriveOne(deps: DlqDeps, seen: Examined, force: boolean): Promise<RedriveResult> {
   const { msg, record, view, letter } = seen;
   const result = (outcome: RedriveOutcome, detail: string): RedriveResult => ({ ...view, outcome, detail });
   if (!msg || !record) return result('skipped', view.note ?? 'not readable');
-  if (view.state === 'handled') return result('already_handled', `${record.status}: not sent again`);
-  if (view.state === 'superseded') return result('already_handled', `${view.note}: not sent again`);
   const now = nowOf(deps);
   const at = new Date(now).toISOString();
+  const plan = planRedrive(view, msg, record, letter, now);
+  if (plan.kind === 'skip') return result('skipped', plan.reason);
+  if (plan.kind === 'leftover') return result('already_handled', plan.reason);
 
-  if (view.state === 'redrive_interrupted') {
+  if (plan.kind === 'finish') {
     // The record already says redriven (generation G); a second copy of G is harmless: only one claims the send.
     const copy = redrivenCopy(msg, record.generation, record.inDoubt?.since ?? msg.createdAt, at);
     await deps.lanes.enqueue(view.lane, copy);
     return { ...result('redriven', 'finished an interrupted redrive'), status: record.status };
   }
 
-  // Since when the message is in doubt: no attempt of this copy began before it was sent.
-  const since =
-    earliest(
-      record.inDoubt?.since,
-      msg.inDoubt?.since,
-      letter.sentAtMs !== undefined ? new Date(letter.sentAtMs).toISOString() : msg.createdAt,
-    ) ?? msg.createdAt;
-  const generation = Math.max(record.generation, msg.generation, record.claimedGeneration ?? -1) + 1;
-  let copy = redrivenCopy(msg, generation, since, at);
-  const unprotected = pastProtection(copy, since, now);
+  const { generation, unprotected, ttlPassed } = plan;
   if (unprotected && !force) {
     return result(
       'refused',
-      `an attempt from ${since} may have reached WeCom, and WeCom's duplicate check (${protectionSecondsOf(copy)} s) no longer covers it: a resend could arrive twice. Left in the DLQ; --force sends it anyway`,
+      `${unprotectedReason(plan)}. Left in the DLQ; a forced redrive (--force; over HTTP {"force": true}) sends it anyway`,
     );
   }
   // Forced: the operator accepts a possible repeat; the duplicate check protects the resends after this one.
-  if (unprotected) copy = redrivenCopy(msg, generation, at, at);
-  const ttl = msg.request.ttlSeconds;
-  const ttlPassed = ttl !== undefined && Date.parse(msg.createdAt) + ttl * 1000 <= now;
+  const copy = unprotected ? redrivenCopy(msg, generation, at, at) : plan.copy;
   const moved = await deps.messages.transition(
     msg.id,
     changes.redrive(at, {

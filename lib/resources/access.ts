@@ -23,7 +23,11 @@ export const FUNCTION_ACCESS = {
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem'],
     // Query: the events feed (`GET /v1/events`) and the message list by app or by recipient (`GET /v1/messages`).
     indexes: ['byFeed', 'byApp', 'byRecipient'],
+    // SendMessage: accepted messages, and the copies a redrive (`POST /v1/dlq/{id}/redrive`) queues.
     lanes: ['SendMessage'],
+    // The DLQ over HTTP (`/v1/dlq`, lib/ops/dlq.ts): receive to read (hidden while it looks), change visibility to
+    // show them again at once, delete the copy of a message redriven or already handled.
+    laneDlqs: ['ReceiveMessage', 'ChangeMessageVisibility', 'DeleteMessage'],
     // Recall and card updates answer with WeCom's verdict, so they call WeCom while the client waits;
     // gettoken when no other function has cached the app's token.
     wecom: ['gettoken', 'message/recall', 'message/update_template_card'],
@@ -38,6 +42,7 @@ export const FUNCTION_ACCESS = {
     indexes: [],
     // SendMessage: deferred copies; ChangeMessageVisibility: retry backoff. Receive/delete: the event source.
     lanes: ['SendMessage', 'ChangeMessageVisibility'],
+    laneDlqs: [],
     wecom: ['gettoken', 'message/send'],
     // Status webhooks (sent, failed, dead).
     notify: ['SendMessage'],
@@ -50,6 +55,7 @@ export const FUNCTION_ACCESS = {
     // The card index: a card event's task_id → its message.
     indexes: ['byTask'],
     lanes: [],
+    laneDlqs: [],
     // Only the ingest function updates cards; a callback never waits on WeCom.
     wecom: [],
     // wecom.event webhooks for events tied to a message.
@@ -62,6 +68,7 @@ export const FUNCTION_ACCESS = {
     table: ['Query', 'PutItem', 'UpdateItem'],
     indexes: [],
     lanes: [],
+    laneDlqs: [],
     wecom: [],
     // ChangeMessageVisibility: the retry backoff. Receive/delete: the event source.
     notify: ['ChangeMessageVisibility'],
@@ -75,6 +82,8 @@ export const FUNCTION_ACCESS = {
     /** Indexes it may Query. */
     indexes: readonly IndexName[];
     lanes: readonly ('SendMessage' | 'ChangeMessageVisibility')[];
+    /** On both lanes' dead-letter queues (the Lambda event sources never read those). */
+    laneDlqs: readonly ('ReceiveMessage' | 'ChangeMessageVisibility' | 'DeleteMessage')[];
     wecom: readonly WecomCall[];
     notify: readonly ('SendMessage' | 'ChangeMessageVisibility')[];
     notifyDlq: readonly 'SendMessage'[];
@@ -83,6 +92,7 @@ export const FUNCTION_ACCESS = {
 
 export type TableAction = (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['table'][number];
 export type LaneAction = (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['lanes'][number];
+export type LaneDlqAction = (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['laneDlqs'][number];
 export type NotifyQueueAction =
   | (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['notify'][number]
   | (typeof FUNCTION_ACCESS)[keyof typeof FUNCTION_ACCESS]['notifyDlq'][number];

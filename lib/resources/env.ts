@@ -6,6 +6,9 @@ export const ENV = {
   /** The notify queue (webhook jobs) and its DLQ (jobs whose retries ran out). */
   notifyQueueUrl: 'NOTIFY_QUEUE_URL',
   notifyDlqUrl: 'NOTIFY_DLQ_URL',
+  /** The lanes' dead-letter queues: only ingest gets them (the DLQ over HTTP, `/v1/dlq`). */
+  dlqUrlHigh: 'DLQ_URL_HIGH',
+  dlqUrlNormal: 'DLQ_URL_NORMAL',
   /** Secrets Manager secret (name or ARN) holding the config JSON, in AWS. */
   configSecretId: 'CONFIG_SECRET_ID',
   /** Path of the config JSON file, locally. */

@@ -7,6 +7,7 @@ export {
   callsWecom,
   FUNCTION_ACCESS,
   type LaneAction,
+  type LaneDlqAction,
   type NotifyQueueAction,
   type TableAction,
   type WecomCall,

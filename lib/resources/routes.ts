@@ -23,9 +23,10 @@ export interface RouteDefinition {
   /**
    * `json`: the body is parsed before the handler runs (415/413/400 otherwise); `raw`: the handler gets the exact
    * bytes (413 over the limit), e.g. to check a signature before parsing (hooks; WeCom's XML, size-bounded by
-   * lib/callback); `none`: a body is ignored.
+   * lib/callback); `optionalJson`: like `json` when a body is sent, none at all is fine too (options a caller may
+   * leave out); `none`: a body is ignored.
    */
-  readonly body: 'json' | 'raw' | 'none';
+  readonly body: 'json' | 'optionalJson' | 'raw' | 'none';
   /**
    * `inbound`: a route for other systems' deliveries (hooks, push). On AWS it gets a route-level throttle of its
    * own (context `hookRateLimit`/`hookBurstLimit`), so a vendor's storm cannot use up the API's budget.
@@ -80,6 +81,39 @@ export const ROUTES = [
     functionId: 'ingest',
     auth: { scope: 'messages:recall' },
     body: 'none',
+  },
+  {
+    id: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/v1/messages/{id}/webhooks',
+    functionId: 'ingest',
+    auth: { scope: 'messages:read' },
+    body: 'none',
+  },
+  // The lanes' dead-letter queues, for operators: reading one changes records (to `dead`), a redrive resends.
+  {
+    id: 'listDeadLetters',
+    method: 'GET',
+    path: '/v1/dlq',
+    functionId: 'ingest',
+    auth: { scope: 'admin' },
+    body: 'none',
+  },
+  {
+    id: 'getDeadLetter',
+    method: 'GET',
+    path: '/v1/dlq/{id}',
+    functionId: 'ingest',
+    auth: { scope: 'admin' },
+    body: 'none',
+  },
+  {
+    id: 'redriveDeadLetter',
+    method: 'POST',
+    path: '/v1/dlq/{id}/redrive',
+    functionId: 'ingest',
+    auth: { scope: 'admin' },
+    body: 'optionalJson',
   },
   {
     id: 'listApps',

@@ -1,5 +1,6 @@
 import type { ConfigSource } from '#lib/config/index.js';
 import type { IngestDeps } from '#lib/ingest/index.js';
+import { SqsDeadLetterQueue } from '#lib/queue/index.js';
 import { QuotaUsageReader, WECOM_WINDOWS } from '#lib/quota/index.js';
 import {
   DynamoCardCodeStore,
@@ -46,6 +47,9 @@ export async function createIngestDeps(
     messageList: new DynamoMessageList(s.db, table),
     idempotency: new DynamoIdempotencyStore(s.db, table),
     queue: s.queue,
+    ...(s.env.deadLetterQueueUrls
+      ? { deadLetters: new SqsDeadLetterQueue(s.sqs, s.env.deadLetterQueueUrls) }
+      : {}),
     events: new DynamoEventStore(s.db, table),
     webhooks: new DynamoWebhookLog(s.db, table),
     cards: new DynamoCardCodeStore(s.db, table),

@@ -83,19 +83,27 @@ export class DynamoWebhookLog implements WebhookLog {
   }
 
   async listAttempts(messageId: string, limit: number): Promise<WebhookAttempt[]> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.message(messageId).pk, ':prefix': WEBHOOK_ATTEMPT_PREFIX },
-        ScanIndexForward: false,
-        Limit: limit,
-        ConsistentRead: true,
-      }),
-    );
-    return (out.Items ?? []).map((item) => {
-      const { pk: _pk, sk: _sk, expiresAt: _e, ...attempt } = item;
-      return attempt as WebhookAttempt;
-    });
+    const attempts: WebhookAttempt[] = [];
+    let start: Record<string, unknown> | undefined;
+    // A Query page ends at 1 MB: a long history (with the receivers' excerpts) may take more than one.
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.message(messageId).pk, ':prefix': WEBHOOK_ATTEMPT_PREFIX },
+          ScanIndexForward: false,
+          Limit: limit - attempts.length,
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const { pk: _pk, sk: _sk, expiresAt: _e, ...attempt } = item;
+        attempts.push(attempt as WebhookAttempt);
+      }
+      start = out.LastEvaluatedKey;
+    } while (start && attempts.length < limit);
+    return attempts;
   }
 }

@@ -17,6 +17,7 @@ import { GatewayFieldsSchema } from '#lib/messages/schemas/gateway.js';
 import { MessageContentSchema } from '#lib/messages/schemas/message.js';
 import { PREVIEW_RECIPIENTS, STATUS } from '#lib/model/index.js';
 import { HOOK_PATHS, HOOK_SCHEMAS } from './hooks.js';
+import { operationPaths, operationSchemas } from './operations.js';
 import { errorResponse, type Json, jsonBody, messageId, RETRY_AFTER, ref, response } from './parts.js';
 import { messageStatusExtras, type OpenApiHelpers, receiptPaths, receiptSchemas } from './receipts.js';
 import { templateParts } from './templates.js';
@@ -123,7 +124,9 @@ const COMMON_ERRORS = {
   '401': errorResponse('No key, a malformed Authorization header, or an unknown key', {
     'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } },
   }),
-  '403': errorResponse('The key may not use this app, or lacks the scope'),
+  '403': errorResponse(
+    'The key may not use this app, or lacks the scope the route needs (the message names it)',
+  ),
   '429': {
     description:
       "API Gateway's stage throttle (deployed stacks only); the body is API Gateway's own " +
@@ -585,6 +588,7 @@ export function buildOpenApiDocument(version: string): Json {
         },
       },
       ...receiptPaths(helpers()),
+      ...operationPaths(helpers()),
       ...templates.paths,
       '/v1/health': {
         get: {
@@ -614,6 +618,7 @@ export function buildOpenApiDocument(version: string): Json {
         ...RESPONSES,
         ...HOOK_SCHEMAS,
         ...receiptSchemas(helpers()),
+        ...operationSchemas(helpers()),
         ...templates.schemas,
       },
     },

@@ -38,6 +38,7 @@ describe('IAM least privilege', () => {
       })),
       secret: { Ref: secret as string },
       lanes: lanes.map((q) => arnOf(logicalId(gateway, q))),
+      laneDlqs: ['high-dlq', 'normal-dlq'].map(queue),
       notify: queue('notify'),
       notifyDlq: queue('notify-dlq'),
       logGroup: (fn: GatewayFunction) => arnOf(logicalId(gateway, fn.logGroup)),
@@ -52,7 +53,7 @@ describe('IAM least privilege', () => {
     }
   });
 
-  it('lets ingest read, write, delete and query items, enqueue, and read the config — nothing else', () => {
+  it('lets ingest read, write, delete and query items, enqueue, read the lanes’ DLQs and the config — nothing else', () => {
     expect(new Set(actionsOf(statements(gateway.stack.ingest)))).toEqual(
       new Set([
         'logs:CreateLogStream',
@@ -66,9 +67,29 @@ describe('IAM least privilege', () => {
         'dynamodb:BatchGetItem',
         'dynamodb:Query',
         'sqs:SendMessage',
+        'sqs:ReceiveMessage',
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
         'secretsmanager:GetSecretValue',
       ]),
     );
+  });
+
+  it('lets ingest receive, show again and delete only on the lanes’ DLQs, and send only to the lanes and notify', () => {
+    const ingest = statements(gateway.stack.ingest);
+    const { lanes, laneDlqs, notify } = ids();
+    const on = (action: string) =>
+      distinct(ingest.filter((st) => actionsOf([st]).includes(action)).flatMap((st) => resourcesOf([st])));
+
+    for (const action of ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'])
+      expect(on(action), action).toEqual(distinct(laneDlqs));
+    // A redrive queues its copy on a lane; nothing of ingest's may send to a DLQ.
+    expect(on('sqs:SendMessage')).toEqual(distinct([...lanes, notify]));
+    // The other functions never touch the lanes' DLQs (SQS moves messages there itself).
+    for (const fn of [gateway.stack.sender, gateway.stack.callback, gateway.stack.notify]) {
+      const granted = JSON.stringify(resourcesOf(statements(fn)));
+      for (const dlq of laneDlqs) expect(granted).not.toContain(JSON.stringify(dlq));
+    }
   });
 
   it('lets ingest only Query the message list indexes, and no other function touch them', () => {
@@ -90,11 +111,14 @@ describe('IAM least privilege', () => {
     expect(distinct(batchGets.flatMap((st) => resourcesOf([st])))).toEqual(distinct([ids().table]));
   });
 
-  it('does not let ingest scan the table, query the card index, nor change message visibility', () => {
+  it('does not let ingest scan the table, query the card index, nor change message visibility on the lanes', () => {
     // Query only reads the one partition it names (a record and its first delivery), like GetItem; Scan reads all.
     const ingest = statements(gateway.stack.ingest);
     expect(actionsOf(ingest)).not.toContain('dynamodb:Scan');
-    expect(actionsOf(ingest)).not.toContain('sqs:ChangeMessageVisibility');
+    const onLanes = ingest.filter((st) =>
+      ids().lanes.some((lane) => JSON.stringify(resourcesOf([st])).includes(JSON.stringify(lane))),
+    );
+    expect(actionsOf(onLanes)).toEqual(['sqs:SendMessage']);
     expect(distinct(resourcesOf(ingest))).not.toContain(JSON.stringify(ids().taskIndex));
     expect(distinct(resourcesOf(ingest))).toContain(JSON.stringify(ids().feedIndex));
   });
@@ -157,7 +181,7 @@ describe('IAM least privilege', () => {
     'scopes the %s policy to the table, lanes, notify queue, secret and its own logs',
     (name) => {
       const fn = gateway.stack[name];
-      const { table, feedIndex, listIndexes, secret, lanes, notify, logGroup } = ids();
+      const { table, feedIndex, listIndexes, secret, lanes, laneDlqs, notify, logGroup } = ids();
       expect(distinct(resourcesOf(statements(fn)))).toEqual(
         distinct([
           table,
@@ -165,7 +189,7 @@ describe('IAM least privilege', () => {
           ...lanes,
           notify,
           logGroup(fn),
-          ...(name === 'ingest' ? [feedIndex, ...listIndexes] : []),
+          ...(name === 'ingest' ? [feedIndex, ...listIndexes, ...laneDlqs] : []),
         ]),
       );
     },
@@ -195,6 +219,13 @@ describe('IAM least privilege', () => {
     expect(env[ENV.configSecretId]).toEqual(secret);
     expect(env[ENV.queueUrlHigh]).toEqual({ Ref: expect.stringMatching(/^Queueshigh/) });
     expect(env[ENV.queueUrlNormal]).toEqual({ Ref: expect.stringMatching(/^Queuesnormal/) });
+    if (name === 'ingest') {
+      expect(env[ENV.dlqUrlHigh]).toEqual({ Ref: expect.stringMatching(/^Queueshighdlq/) });
+      expect(env[ENV.dlqUrlNormal]).toEqual({ Ref: expect.stringMatching(/^Queuesnormaldlq/) });
+    } else {
+      expect(env).not.toHaveProperty(ENV.dlqUrlHigh);
+      expect(env).not.toHaveProperty(ENV.dlqUrlNormal);
+    }
   });
 
   // Every function that calls WeCom (FUNCTION_ACCESS), so that `wecomApiBase` (a proxy) reaches all of its calls.

@@ -1,5 +1,11 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newMessageId } from '#lib/ingest/ids.js';
+import { validateMessageRequest } from '#lib/messages/index.js';
+import { encodeQueuedMessage, newRecord, toQueuedMessage } from '#lib/model/index.js';
 import { FUNCTION_ACCESS } from '#lib/resources/index.js';
+import { createDocumentClient, DynamoMessageStore } from '#lib/store/index.js';
+import { newDevKey } from '#local/dev-config.js';
 import { TEST_CALLBACK, TEST_CORP_ID } from '#local/harness/config.js';
 import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
 import { cardBody } from '#test/helpers/messages-factories.js';
@@ -19,15 +25,17 @@ import { sealCallback, wecomXml } from '#test/helpers/wecom-callback.js';
  * The scenario walks the paths that use the less common operations: idempotent replays, recall after WeCom
  * invalidated the token (lock, delete), retries, 45009 pauses, deferrals and first-delivery batch writes, and
  * the callback loop: a card press, its webhooks, a card update, the listings (events, messages), a callback WeCom
- * sends twice.
+ * sends twice, a message's webhook deliveries, and the DLQ over HTTP (a listing that marks a record dead, a redrive).
  */
 describe('IAM grants cover what the functions really call', () => {
   let gw: TestGateway;
   let receiver: WebhookReceiver;
+  const admin = newDevKey();
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     gw = await startTestGateway({
       webhook: { allowedPorts: [receiver.port] },
+      extraApiKeys: [{ name: 'perm-admin', sha256: admin.sha256, apps: ['ops'], scopes: ['admin'] }],
       runtime: {
         retry: { baseSeconds: 1, capSeconds: 1 },
         rateLimitPauseMs: 1_000,
@@ -89,6 +97,34 @@ describe('IAM grants cover what the functions really call', () => {
     for (let i = 0; i < 2; i++) {
       expect((await fetch(callbackUrl, { method: 'POST', body: twice.body })).status).toBe(200);
     }
+
+    expect((await gw.get(`/v1/messages/${card.body.id}/webhooks`)).body.deliveries.length).toBeGreaterThan(0);
+    // A message a crashed sender left in the DLQ (written by the test, not by a function), listed and redriven.
+    const validated = validateMessageRequest(text('dead, then back', 'perm-4'));
+    if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
+    const dead = newRecord({
+      id: newMessageId(),
+      app: 'ops',
+      priority: 'normal',
+      request: validated.value,
+      apiKey: 'test',
+      createdAt: new Date().toISOString(),
+      expiresAt: Math.floor(Date.now() / 1000) + 86_400,
+      duplicateCheckSeconds: 3600,
+    });
+    await new DynamoMessageStore(createDocumentClient('test'), gw.stack.env.tableName).create(dead);
+    await gw.stack.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: gw.stack.resources.queueUrls['normal-dlq'],
+        MessageBody: encodeQueuedMessage(toQueuedMessage(dead)),
+      }),
+    );
+    const asAdmin = { authorization: `Bearer ${admin.key}` };
+    expect((await gw.get('/v1/dlq', asAdmin)).body.dead_letters).toEqual([
+      expect.objectContaining({ id: dead.id, reconciled: true }),
+    ]);
+    expect((await gw.post(`/v1/dlq/${dead.id}/redrive`, {}, asAdmin)).body.outcome).toBe('redriven');
+    await gw.waitForStatus(dead.id, ['sent']);
 
     const observed = gw.stack.dynamoRequests.counts();
     for (const fn of ['ingest', 'sender', 'callback', 'notify'] as const) {

@@ -3,10 +3,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type OpenApiDocument, openApiValidators, readOpenApi, schemaErrors } from '#test/helpers/openapi.js';
 
-const API_MD = path.join(import.meta.dirname, '..', '..', '..', 'docs', 'api.md');
+const DOCS = path.join(import.meta.dirname, '..', '..', '..', 'docs');
+/** The pages whose curl examples are checked: the API reference, and the DLQ's routes in the operations guide. */
+const PAGES = ['api.md', 'operations/dlq.md'];
 
 interface Example {
-  /** Where it is in docs/api.md, for the failure message. */
+  readonly page: string;
+  /** Where it is in the page, for the failure message. */
   readonly line: number;
   readonly method: string;
   readonly path: string;
@@ -20,7 +23,7 @@ interface Example {
  * under it (possibly continued on more `#` lines), and the ```json blocks after it (the status view, or, in
  * the Errors section, the error envelope).
  */
-function examplesOf(markdown: string): Example[] {
+function examplesOf(page: string, markdown: string): Example[] {
   const lines = markdown.split('\n');
   const examples: Example[] = [];
   let current: { method: string; path: string } | undefined;
@@ -32,8 +35,8 @@ function examplesOf(markdown: string): Example[] {
       const end = lines.indexOf('```', i + 1);
       const body = JSON.parse(lines.slice(i + 1, end).join('\n'));
       if (section.startsWith('### Errors'))
-        examples.push({ line: i + 1, method: '*', path: '*', kind: 0, body });
-      else if (current) examples.push({ line: i + 1, ...current, kind: 200, body });
+        examples.push({ page, line: i + 1, method: '*', path: '*', kind: 0, body });
+      else if (current) examples.push({ page, line: i + 1, ...current, kind: 200, body });
       i = end;
       continue;
     }
@@ -50,11 +53,17 @@ function examplesOf(markdown: string): Example[] {
       const method = /-X (\w+)/.exec(command)?.[1] ?? (posts ? 'POST' : 'GET');
       current = { method, path: curl[1] as string };
       if (data)
-        examples.push({ line: i + 1, ...current, kind: 'request', body: JSON.parse(data[1] as string) });
+        examples.push({
+          page,
+          line: i + 1,
+          ...current,
+          kind: 'request',
+          body: JSON.parse(data[1] as string),
+        });
       const answer = /^# (\d{3}) (.*(?:\n#\s+.*)*)/m.exec(block);
       if (answer) {
         const json = (answer[2] as string).replace(/\n#\s+/g, '');
-        examples.push({ line: i + 1, ...current, kind: Number(answer[1]), body: JSON.parse(json) });
+        examples.push({ page, line: i + 1, ...current, kind: Number(answer[1]), body: JSON.parse(json) });
       }
     }
     i = end;
@@ -73,7 +82,7 @@ function operationOf(doc: OpenApiDocument, method: string, concreteUrl: string) 
     const operation = item[method.toLowerCase()];
     if (re.test(concrete) && operation) return operation as OpenApiDocument;
   }
-  throw new Error(`docs/api.md shows ${method} ${concrete}, which the OpenAPI document does not describe`);
+  throw new Error(`the docs show ${method} ${concrete}, which the OpenAPI document does not describe`);
 }
 
 const schemaName = (content: OpenApiDocument): string => {
@@ -82,26 +91,29 @@ const schemaName = (content: OpenApiDocument): string => {
   return ref.split('/').pop() as string;
 };
 
-describe('docs/api.md examples against docs/openapi.json', () => {
+describe('curl examples of the docs against docs/openapi.json', () => {
   const doc = readOpenApi();
   const schema = openApiValidators(doc);
-  const examples = examplesOf(readFileSync(API_MD, 'utf8'));
+  const examples = PAGES.flatMap((page) => examplesOf(page, readFileSync(path.join(DOCS, page), 'utf8')));
 
   it('finds the examples it is meant to check (a broken parser must not pass)', () => {
     expect(examples.filter((e) => e.kind === 'request').length).toBeGreaterThanOrEqual(2);
     expect(examples.filter((e) => typeof e.kind === 'number').length).toBeGreaterThanOrEqual(6);
   });
 
-  it.each(examples.map((e) => [`${e.method} ${e.path} ${e.kind} (docs/api.md line ${e.line})`, e] as const))(
-    'validates %s',
-    (_name, example) => {
-      const name =
-        example.kind === 0
-          ? 'Error'
-          : example.kind === 'request'
-            ? schemaName(operationOf(doc, example.method, example.path).requestBody)
-            : schemaName(operationOf(doc, example.method, example.path).responses[String(example.kind)]);
-      expect(schemaErrors(schema(name), example.body)).toEqual([]);
-    },
-  );
+  it.each(PAGES)('finds curl examples in docs/%s', (page) => {
+    expect(examples.filter((e) => e.page === page).length).toBeGreaterThan(0);
+  });
+
+  it.each(
+    examples.map((e) => [`${e.method} ${e.path} ${e.kind} (docs/${e.page} line ${e.line})`, e] as const),
+  )('validates %s', (_name, example) => {
+    const name =
+      example.kind === 0
+        ? 'Error'
+        : example.kind === 'request'
+          ? schemaName(operationOf(doc, example.method, example.path).requestBody)
+          : schemaName(operationOf(doc, example.method, example.path).responses[String(example.kind)]);
+    expect(schemaErrors(schema(name), example.body)).toEqual([]);
+  });
 });

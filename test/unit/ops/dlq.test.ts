@@ -5,7 +5,7 @@ import type { DeadLetter, DeadLetterQueue } from '#lib/queue/index.js';
 import type { LaneName } from '#lib/resources/index.js';
 import { processBatch } from '#lib/sender/index.js';
 import { fakeClock } from '#test/helpers/unit-clock.js';
-import { queued, senderHarness } from '#test/helpers/unit-sender.js';
+import { queued, senderHarness, textRequest } from '#test/helpers/unit-sender.js';
 
 const START = Date.parse('2026-12-01T08:00:00Z');
 
@@ -231,5 +231,69 @@ describe('dlq redrive', () => {
     expect(h.lanes.enqueued.map((e) => e.message.generation)).toEqual([1]);
     expect(h.store.record('msg_flaky')).toMatchObject({ status: STATUS.queued, generation: 1 });
     expect(dlq.messages).toEqual([]);
+  });
+});
+
+describe('dlq filters and the redrive verdict', () => {
+  it('takes only the apps asked for: another app’s and an unreadable message are neither changed nor shown', async () => {
+    const { h, dlq, deps, crashed } = setup();
+    await crashed('msg_mine');
+    const theirs = queued('msg_theirs', START, { ...textRequest(), app: 'other' });
+    await h.store.create(theirs.record);
+    dlq.put('normal', theirs.body(), START);
+    dlq.put('normal', '{"not":"a body"}', START);
+
+    const views = await listDeadLetters(deps, { lane: 'normal', max: 10, apps: ['ops'] });
+    const results = await redriveDeadLetters(deps, { lane: 'normal', max: 10, apps: ['ops'] });
+
+    expect(views.map((v) => v.id)).toEqual(['msg_mine']);
+    expect(results.map((r) => [r.id, r.outcome])).toEqual([['msg_mine', 'redriven']]);
+    expect(h.store.record('msg_theirs')?.status).toBe(STATUS.queued);
+    expect(dlq.visible('normal')).toHaveLength(2);
+  });
+
+  it('says a message is redrivable exactly when a redrive sends it, and why not otherwise', async () => {
+    const { clock, h, dlq, deps, crashed } = setup();
+    await crashed('msg_fresh');
+    await crashed('msg_sent', { status: STATUS.sent });
+    await crashed('msg_stale', { generation: 2, status: STATUS.deferred });
+    await crashed('msg_old', { inDoubt: { since: new Date(START).toISOString() } });
+    dlq.put('normal', encodeQueuedMessage(queued('msg_gone', START).body()), START);
+    clock.advance(3_600_000);
+    // A fresh message: accepted and dead-lettered within the interval.
+    const fresh = queued('msg_new', clock.now());
+    await h.store.create(fresh.record);
+    dlq.put('normal', fresh.body(), clock.now());
+
+    const views = await listDeadLetters(deps, { lane: 'normal', max: 10 });
+    const results = await redriveDeadLetters(deps, { lane: 'normal', max: 10 });
+
+    const verdicts = Object.fromEntries(views.map((v) => [v.id, [v.redrivable, v.notRedrivableReason]]));
+    expect(verdicts).toEqual({
+      msg_fresh: [false, expect.stringContaining('duplicate check (3600 s) no longer covers it')],
+      msg_sent: [false, 'already sent: a redrive only removes its leftover DLQ copy'],
+      msg_stale: [false, expect.stringContaining('a newer copy (generation 2)')],
+      msg_old: [false, expect.stringContaining('no longer covers it')],
+      msg_gone: [false, expect.stringContaining('no record')],
+      msg_new: [true, undefined],
+    });
+    const sent = results.filter((r) => r.outcome === 'redriven').map((r) => r.id);
+    expect(sent).toEqual(views.filter((v) => v.redrivable).map((v) => v.id));
+    expect(h.lanes.enqueued.map((e) => e.message.id)).toEqual(['msg_new']);
+  });
+
+  it('calls a message whose ttl_seconds passed not redrivable: the sender would only mark it expired', async () => {
+    const { clock, h, dlq, deps } = setup();
+    const short = queued('msg_ttl', START, { ...textRequest(), ttlSeconds: 60 });
+    await h.store.create(short.record);
+    dlq.put('normal', short.body(), START);
+    clock.advance(120_000);
+
+    const [view] = await listDeadLetters(deps, { lane: 'normal', max: 10 });
+
+    expect(view).toMatchObject({
+      redrivable: false,
+      notRedrivableReason: 'its ttl_seconds has passed: a redrive would only mark it expired',
+    });
   });
 });

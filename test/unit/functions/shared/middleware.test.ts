@@ -93,6 +93,20 @@ describe('jsonBody', () => {
     expect(c.seen).toEqual([]);
   });
 
+  it('lets a route whose body is optional (a redrive) go without one, and parses one that is sent', async () => {
+    const c = chain();
+    const redrive = 'POST /v1/dlq/{id}/redrive';
+    expect(await c.invoke(event(redrive, '', { ...auth, 'content-type': '' }))).toMatchObject({
+      status: 200,
+      body: { parsed: null },
+    });
+    expect((await c.invoke(event(redrive, '{"force":true}', auth))).body.parsed).toEqual({ force: true });
+    expect((await c.invoke(event(redrive, '{"force":', auth))).body.error.code).toBe('invalid_json');
+    expect((await c.invoke(event(redrive, '{}', { ...auth, 'content-type': 'text/plain' }))).status).toBe(
+      415,
+    );
+  });
+
   it('accepts a JSON media type with parameters or a +json suffix', async () => {
     const c = chain();
     for (const type of ['application/json; charset=utf-8', 'application/merge-patch+json']) {
