@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { newDevKey } from '#local/dev-config.js';
 import {
   describeBrowser,
   launchBrowser,
@@ -7,16 +8,30 @@ import {
   screenshot,
   type WatchedPage,
 } from '#test/helpers/browser.js';
+import { deadInQueue, messageStore } from '#test/helpers/dead-letters.js';
 import { startTestGateway, type TestGateway, text } from '#test/helpers/gateway.js';
+
+/** Pages load over the local stack on a busy 2-core machine: wait for what they show, within bounds. */
+const POLL = { timeout: 20_000 };
 
 /** The operator console in a real browser against the local stack, as an operator uses it. */
 describeBrowser('operator console', () => {
   let gw: TestGateway;
   let browser: Browser;
   let sentId: string;
+  const admin = newDevKey();
 
   beforeAll(async () => {
-    [gw, browser] = await Promise.all([startTestGateway({ apps: ['ops', 'billing'] }), launchBrowser()]);
+    [gw, browser] = await Promise.all([
+      startTestGateway({
+        apps: ['ops', 'billing'],
+        // The test's own key has the default scopes (no admin); this one may use the DLQ of ops.
+        extraApiKeys: [
+          { name: 'admin', sha256: admin.sha256, apps: ['ops'], scopes: ['admin', 'messages:read'] },
+        ],
+      }),
+      launchBrowser(),
+    ]);
     const sent = await gw.post('/v1/messages', text('磁盘告警：db-1 使用率 91%', 'ZhangSan'));
     const other = await gw.post('/v1/messages', text('another one', 'lisi'));
     sentId = sent.body.id;
@@ -27,9 +42,9 @@ describeBrowser('operator console', () => {
     await gw?.stack.stop();
   });
 
-  const signIn = async (watched: WatchedPage, path = '/console') => {
+  const signIn = async (watched: WatchedPage, path = '/console', key = gw.key) => {
     await watched.page.goto(`${gw.stack.apiUrl}${path}`);
-    await watched.page.getByLabel('API key').fill(gw.key);
+    await watched.page.getByLabel('API key').fill(key);
     await watched.page.getByRole('button', { name: 'Sign in' }).click();
     await watched.page
       .getByRole('link', { name: 'Sign out' })
@@ -56,11 +71,11 @@ describeBrowser('operator console', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/touser=zhangsan/);
     const rows = page.getByTestId('messages').locator('tbody tr');
-    await expect.poll(() => rows.count()).toBe(1);
+    await expect.poll(() => rows.count(), POLL).toBe(1);
 
     await rows.first().getByRole('link').click();
     await page.waitForURL(new RegExp(`/console/messages/${sentId}$`));
-    await expect.poll(() => page.getByTestId('status').first().textContent()).toBe('sent');
+    await expect.poll(() => page.getByTestId('status').first().textContent(), POLL).toBe('sent');
     const timeline = page.getByTestId('timeline').locator('li');
     expect(await timeline.allTextContents()).toEqual(
       expect.arrayContaining([expect.stringContaining('queued'), expect.stringContaining('sent')]),
@@ -78,7 +93,7 @@ describeBrowser('operator console', () => {
     // A shared link opens the same filtered view in a new tab (which signs in anew: sessionStorage is per tab).
     const shared = await openPage(browser);
     await signIn(shared, `/console/messages?app=ops&touser=zhangsan`);
-    await expect.poll(() => shared.page.getByTestId('messages').locator('tbody tr').count()).toBe(1);
+    await expect.poll(() => shared.page.getByTestId('messages').locator('tbody tr').count(), POLL).toBe(1);
     expectClean(shared);
     await shared.context.close();
 
@@ -94,7 +109,9 @@ describeBrowser('operator console', () => {
     await watched.page.goto(`${gw.stack.apiUrl}/console`);
     await watched.page.getByLabel('API key').fill('wgw_not_a_key');
     await watched.page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => watched.page.getByTestId('sign-in-error').textContent()).toMatch(/not accepted/);
+    await expect
+      .poll(() => watched.page.getByTestId('sign-in-error').textContent(), POLL)
+      .toMatch(/not accepted/);
     expect(watched.cspViolations).toEqual([]);
     await watched.context.close();
   });
@@ -106,10 +123,41 @@ describeBrowser('operator console', () => {
     expect(await watched.page.getByTestId('app-ops').getByTestId('app-state').textContent()).toBe('active');
     await screenshot(watched.page, 'console-apps');
     await watched.page.getByRole('link', { name: 'DLQ' }).click();
-    await watched.page.getByTestId('error').or(watched.page.getByTestId('empty')).waitFor();
+    await expect
+      .poll(() => watched.page.getByTestId('error').textContent(), POLL)
+      .toMatch(/lacks the admin scope/);
     await watched.page.getByRole('link', { name: 'Events' }).click();
     await watched.page.getByTestId('events').waitFor();
     expect(await watched.page.getByTestId('events').textContent()).toContain('text message');
+    expectClean(watched);
+    await watched.context.close();
+  });
+
+  it('redrives a dead message from the DLQ page, and says why another cannot be redriven safely', async () => {
+    const store = messageStore(gw);
+    const dead = await deadInQueue(gw, store, { app: 'ops', user: 'console-dlq', content: 'bring me back' });
+    const old = await deadInQueue(gw, store, {
+      app: 'ops',
+      user: 'console-dlq-old',
+      content: 'lost two hours ago',
+      lostAnswerAgoMs: 2 * 3_600_000,
+    });
+    const watched = await openPage(browser);
+    const { page } = watched;
+    await signIn(watched, '/console/dlq', admin.key);
+    await page.getByTestId('dead-letters').waitFor();
+    const oldRow = page.getByTestId('dead-letters').locator('tr', { hasText: old.id });
+    expect(await oldRow.getByTestId('not-redrivable').textContent()).toMatch(/duplicate check/);
+    await screenshot(page, 'console-dlq');
+
+    await page.getByTestId(`redrive-${dead.id}`).click();
+    await expect
+      .poll(() => page.getByTestId('redrive-result').first().textContent(), POLL)
+      .toMatch(/^redriven/);
+    expect((await gw.waitForStatus(dead.id, ['sent', 'failed', 'dead'])).status).toBe('sent');
+    expect(gw.stack.simulator?.inbox('console-dlq').map((m) => m.payload)).toEqual([
+      { content: 'bring me back' },
+    ]);
     expectClean(watched);
     await watched.context.close();
   });

@@ -150,7 +150,7 @@ function redriveCell(d: DeadLetter): HTMLElement {
     );
     return out;
   }
-  const result = h('span', { class: 'small', role: 'status' });
+  const result = h('span', { class: 'small', role: 'status', 'data-testid': 'redrive-result' });
   out.append(
     button(
       'Redrive',
@@ -164,7 +164,6 @@ function redriveCell(d: DeadLetter): HTMLElement {
           );
           b.remove();
           result.textContent = `${r.outcome}: ${r.detail}`;
-          result.dataset.testid = 'redrive-result';
         } catch (err) {
           b.disabled = false;
           result.textContent =
