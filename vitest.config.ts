@@ -26,7 +26,15 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
       // Real chromium through Playwright (test/helpers/browser.ts: skipped with a notice where it is missing).
-      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'] } },
+      {
+        extends: true,
+        // A page under a loaded machine takes seconds to show what a poll waits for; the default is 1 s.
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          expect: { poll: { timeout: 10_000 } },
+        },
+      },
       {
         extends: true,
         // Synthesizes every stack variant once per run, for all infra files (test/infra/synth.ts).

@@ -53,8 +53,10 @@ function printBanner(
       ? `  WeCom sim      ${stack.simulator.url}   (inspect: ${stack.simulator.url}/__sim/stats, /__sim/inbox/<userid>)`
       : `  WeCom          ${stack.wecomApiBase}   (WECOM_API_BASE: messages go to this WeCom)`,
   );
-  if (stack.simulator)
+  if (stack.simulator) {
+    say(`  sim inbox      ${stack.simulator.inboxUrl}   (each member's messages as WeCom shows them)`);
     say(`  sim readings   ${describeReadings(stack.simulator.readings())}   (WECOM_SIM_READINGS)`);
+  }
   say(`  config         ${configFile}`);
   const hooks = Object.keys(stack.config.hooks ?? {});
   if (hooks.length > 0)
@@ -72,7 +74,10 @@ function printBanner(
     say(
       `      -d '{"app":"ops","touser":"zhangsan","msgtype":"text","text":{"content":"hello from wecom-gateway"}}'`,
     );
-    if (stack.simulator) say(`    curl -s ${stack.simulator.url}/__sim/inbox/zhangsan`);
+    if (stack.simulator) {
+      say(`    curl -s ${stack.simulator.url}/__sim/inbox/zhangsan`);
+      say(`  then open ${stack.simulator.inboxUrl}/zhangsan in a browser`);
+    }
     say('');
   }
 }
@@ -120,6 +125,10 @@ async function main(): Promise<void> {
     pid: process.pid,
   }).catch(() => undefined);
 
+  // Built now so the first page load does not wait for esbuild; the API works without it.
+  await stack.simulator?.warmInbox().catch((err: unknown) => {
+    say(`  (the sim inbox page could not be built: ${err instanceof Error ? err.message : String(err)})`);
+  });
   printBanner(say, stack, { apiKey, configFile, startedMs: started });
 
   let stopping = false;

@@ -68,6 +68,8 @@ function assemble(options: WebBuildOptions, result: BuildResult<{ write: false }
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(options.title)}</title>`,
     style ? `<link rel="stylesheet" href="${options.basePath}/${style.path}">` : '',
+    // Without an icon the browser asks for /favicon.ico, outside the app: a 404 in every page's console.
+    '<link rel="icon" href="data:,">',
     `<script type="module" src="${options.basePath}/${script.path}"></script>`,
     '</head>',
     `<body data-base-path="${escapeHtml(options.basePath)}"><noscript>This page needs JavaScript.</noscript></body>`,

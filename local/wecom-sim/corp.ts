@@ -18,9 +18,11 @@ import type {
   SimApp,
   SimDirectory,
   SimLimits,
+  SimMember,
   SimStats,
   SimulatorOptions,
   SimWindows,
+  UndeliveredMessage,
 } from './types.js';
 import {
   duplicateCheckInterval,
@@ -231,6 +233,7 @@ export class Corp {
 
     const resolved = this.#directory.resolve(recipients, agentId, this.#readings.partyReach, this.#seats);
     if (!resolved.anyValid) {
+      this.#recordUndelivered(resolved, { agentId, msgtype: String(body.msgtype), at: now });
       // WeCom: "如果全部接收人无权限或不存在,则本次调用返回失败,errcode为81013". A body naming no
       // recipient at all gets the same answer here (assumed; the docs do not say).
       return answer(ERRCODE.allRecipientsInvalid, undefined, resolved.report);
@@ -248,6 +251,7 @@ export class Corp {
 
     const msgid = this.#newMsgId();
     const delivered = this.#deliver(app, msgid, body, resolved, now);
+    this.#recordUndelivered(resolved, { msgid, agentId, msgtype: String(body.msgtype), at: now });
     const entries = [...delivered.values()];
     this.#rememberSent(msgid, { app, at: now, entries });
     this.#duplicates.remember(check, msgid, now);
@@ -327,6 +331,14 @@ export class Corp {
     return entries;
   }
 
+  /** The named members the send answer reports as invalid or unlicensed, for their inboxes. */
+  #recordUndelivered(resolved: Resolution, base: Omit<UndeliveredMessage, 'userId' | 'reason'>): void {
+    for (const reason of ['invaliduser', 'unlicenseduser'] as const) {
+      const ids = resolved.report[reason];
+      if (ids) for (const userId of ids.split('|')) this.#inboxes.undeliver({ ...base, userId, reason });
+    }
+  }
+
   #newMsgId(): string {
     this.#msgSeq++;
     return `${this.#msgSeq.toString(36)}_${randomBytes(12).toString('base64url')}`;
@@ -383,6 +395,25 @@ export class Corp {
 
   drops(): DroppedMessage[] {
     return this.#inboxes.drops();
+  }
+
+  undelivered(): UndeliveredMessage[] {
+    return this.#inboxes.undelivered();
+  }
+
+  /** The directory's users (in its order), then everyone else who received something. */
+  members(): SimMember[] {
+    const withInbox = new Map(this.#inboxes.members().map((m) => [m.userid, m]));
+    const listed = (this.#directory.source.users ?? []).map((u) => u.toLowerCase());
+    const out: SimMember[] = listed.map((userid) => ({
+      userid,
+      inDirectory: true,
+      messages: withInbox.get(userid)?.messages ?? 0,
+      lastAt: withInbox.get(userid)?.lastAt ?? null,
+    }));
+    const seen = new Set(listed);
+    for (const m of withInbox.values()) if (!seen.has(m.userid)) out.push({ ...m, inDirectory: false });
+    return out;
   }
 
   duplicates(): SuppressedDuplicate[] {

@@ -1,5 +1,5 @@
 import { ALL_MEMBERS_INBOX } from './directory.js';
-import type { DroppedMessage, ReceivedMessage } from './types.js';
+import type { DroppedMessage, ReceivedMessage, UndeliveredMessage } from './types.js';
 
 const DROPS_LIMIT = 100_000;
 
@@ -8,6 +8,7 @@ export class Inboxes {
   readonly #limit: number;
   #inboxes = new Map<string, ReceivedMessage[]>();
   #drops: DroppedMessage[] = [];
+  #undelivered: UndeliveredMessage[] = [];
 
   /** @param limit most recent messages kept per member inbox (older ones are forgotten). */
   constructor(limit: number) {
@@ -31,6 +32,21 @@ export class Inboxes {
     if (this.#drops.length > 2 * DROPS_LIMIT) this.#drops.splice(0, this.#drops.length - DROPS_LIMIT);
   }
 
+  undeliver(u: UndeliveredMessage): void {
+    this.#undelivered.push({ ...u, userId: fold(u.userId) });
+    if (this.#undelivered.length > 2 * DROPS_LIMIT)
+      this.#undelivered.splice(0, this.#undelivered.length - DROPS_LIMIT);
+  }
+
+  /** Members with an inbox, with how many messages each holds and when the newest arrived. */
+  members(): { userid: string; messages: number; lastAt: number | null }[] {
+    return [...this.#inboxes].map(([userid, inbox]) => ({
+      userid,
+      messages: Math.min(inbox.length, this.#limit),
+      lastAt: inbox.at(-1)?.receivedAt ?? null,
+    }));
+  }
+
   list(user: string): ReceivedMessage[] {
     const inbox = this.#inboxes.get(fold(user)) ?? [];
     return inbox.slice(-this.#limit).map((m) => ({ ...m }));
@@ -40,9 +56,14 @@ export class Inboxes {
     return this.#drops.slice(-DROPS_LIMIT).map((d) => ({ ...d }));
   }
 
+  undelivered(): UndeliveredMessage[] {
+    return this.#undelivered.slice(-DROPS_LIMIT).map((u) => ({ ...u }));
+  }
+
   clear(): void {
     this.#inboxes = new Map();
     this.#drops = [];
+    this.#undelivered = [];
   }
 }
 

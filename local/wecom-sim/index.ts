@@ -6,7 +6,9 @@
  * GET /cgi-bin/agent/get, /cgi-bin/department/simplelist, /cgi-bin/user/simplelist, /cgi-bin/tag/get and
  * POST /cgi-bin/user/list_id (contacts.ts).
  * Inspection (JSON): GET /__sim/stats, /__sim/inbox/:userId, /__sim/drops, /__sim/duplicates, /__sim/requests,
- * /__sim/readings, /__sim/directory;
+ * /__sim/readings, /__sim/directory, /__sim/members, /__sim/timeline/:userId (newest first, with drops, suppressed
+ * duplicates and undelivered sends), /__sim/stream (server-sent `change` events);
+ * the inbox page GET /__sim/ui, /__sim/ui/:userId, /__sim/ui/:userId/latest (inbox-ui.ts, web/inbox);
  * POST /__sim/reset, /__sim/faults {rate?:{kind,rate,path?}, script?:{kinds,path?,times?}, clear?:true},
  * /__sim/latency {ms}, /__sim/invalidate-tokens, /__sim/readings {preset?, ...fields},
  * /__sim/directory {SimDirectory}, /__sim/clock {offsetMs} | {advanceMs}.
@@ -42,6 +44,7 @@ export {
   STRICT_READINGS,
 } from './readings.js';
 export { startWecomSimulator } from './server.js';
+export type { Timeline, TimelineItem } from './timeline.js';
 export type {
   CallbackTarget,
   DroppedMessage,
@@ -56,8 +59,10 @@ export type {
   SimAppRange,
   SimDirectory,
   SimLimits,
+  SimMember,
   SimStats,
   SimulatorOptions,
   SimWindows,
+  UndeliveredMessage,
   WecomSimulator,
 } from './types.js';

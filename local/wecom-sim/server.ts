@@ -9,7 +9,9 @@ import { parseDirectory } from './directory.js';
 import { ERRCODE, errmsgFor } from './errcodes.js';
 import { InspectionRequestError, SimulatorError } from './errors.js';
 import { Faults, parseFaultKind, parseFaultPath } from './faults.js';
+import { INBOX_UI_PATH, InboxUi } from './inbox-ui.js';
 import { RequestLog } from './request-log.js';
+import { memberTimeline } from './timeline.js';
 import type { ClickRequest, FaultKind, FaultPath, SimulatorOptions, WecomSimulator } from './types.js';
 import { CallbackTargets, clickXml, postEvent, replyXml } from './user.js';
 
@@ -110,6 +112,34 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     return { status: delivery.status, attempts: delivery.attempts, msgId };
   };
   const held = new Set<{ timer: NodeJS.Timeout; res: ServerResponse }>();
+  const inboxUi = new InboxUi();
+  /** Bumped by whatever changes an inbox; `GET /__sim/stream` tells open inbox pages. */
+  let version = 0;
+  const streams = new Set<ServerResponse>();
+  const changed = (): void => {
+    version++;
+    for (const res of streams) res.write(`event: change\ndata: {"version":${version}}\n\n`);
+  };
+  const timeline = (userId: string) =>
+    memberTimeline({
+      userid: userId,
+      version,
+      inbox: corp.inbox(userId),
+      drops: corp.drops(),
+      duplicates: corp.duplicates(),
+      undelivered: corp.undelivered(),
+    });
+  /** Server-sent events: one `change` per inbox change, so the page refetches instead of polling. */
+  const openStream = (req: IncomingMessage, res: ServerResponse): void => {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
+    res.write(`retry: 1000\nevent: change\ndata: {"version":${version}}\n\n`);
+    streams.add(res);
+    req.once('close', () => streams.delete(res));
+  };
   let latencyMs = opts.latencyMs ?? DEFAULT_LATENCY_MS;
   let stopped = false;
 
@@ -135,6 +165,12 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
   };
 
   const runApi = (route: ApiRoute, query: URLSearchParams, body: string, ip: string): ApiAnswer => {
+    const answer = callApi(route, query, body, ip);
+    if (route.path === 'send' || route.path === 'recall' || route.path === 'updateCard') changed();
+    return answer;
+  };
+
+  const callApi = (route: ApiRoute, query: URLSearchParams, body: string, ip: string): ApiAnswer => {
     const banned = corp.ipBanned(ip);
     if (banned !== undefined) return banned;
     if (route.path === 'gettoken') return corp.gettoken(query.get('corpid'), query.get('corpsecret'), ip);
@@ -205,6 +241,10 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
       if (route === 'requests') return writeJson(res, 200, log.list());
       if (route === 'readings') return writeJson(res, 200, corp.readings());
       if (route === 'directory') return writeJson(res, 200, corp.directory());
+      if (route === 'members') return writeJson(res, 200, corp.members());
+      if (route === 'stream') return openStream(req, res);
+      if (route.startsWith('timeline/'))
+        return writeJson(res, 200, timeline(decodeURIComponent(route.slice('timeline/'.length))));
       if (route.startsWith('inbox/'))
         return writeJson(res, 200, corp.inbox(decodeURIComponent(route.slice(6))));
     }
@@ -239,6 +279,7 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
         return corp.setReadings(body);
       case 'directory':
         corp.setDirectory(parseDirectory(body));
+        changed();
         return corp.directory();
       case 'clock':
         return applyClockRequest(body);
@@ -285,6 +326,25 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     const q = rawUrl.indexOf('?');
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
 
+    if (req.method === 'GET' && (path === INBOX_UI_PATH || path.startsWith(`${INBOX_UI_PATH}/`))) {
+      inboxUi.serve(path).then(
+        (page) => {
+          const answer = page ?? {
+            statusCode: 404,
+            headers: { 'content-type': 'text/plain' },
+            body: 'not found',
+          };
+          res.writeHead(answer.statusCode, answer.headers);
+          res.end(answer.body);
+        },
+        () => {
+          res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+          res.end('the inbox page could not be built (esbuild); see web/inbox\n');
+        },
+      );
+      return;
+    }
+
     if (path.startsWith('/__sim/')) {
       handleInspection(path, req, res).catch((err: unknown) => {
         if (res.headersSent) return;
@@ -329,12 +389,19 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
+  const url = `http://${host}:${address.port}`;
   const simulator: WecomSimulator = {
-    url: `http://${host}:${address.port}`,
+    url,
+    inboxUrl: `${url}${INBOX_UI_PATH}`,
+    warmInbox: async () => {
+      await inboxUi.warm();
+    },
     faults,
     async stop() {
       if (stopped) return;
       stopped = true;
+      for (const res of streams) res.end();
+      streams.clear();
       for (const entry of held) {
         clearTimeout(entry.timer);
         entry.res.socket?.destroy();
@@ -348,10 +415,13 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
       corp.reset();
       faults.clear();
       log.clear();
+      changed();
     },
     setLatency,
     stats: () => corp.stats(),
     inbox: (userId) => corp.inbox(userId),
+    members: () => corp.members(),
+    timeline,
     drops: () => corp.drops(),
     duplicates: () => corp.duplicates(),
     requests: () => log.list(),

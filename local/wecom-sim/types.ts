@@ -1,5 +1,6 @@
 import type { SuppressedDuplicate } from './duplicates.js';
 import type { SimReadings, SimReadingsInput } from './readings.js';
+import type { Timeline } from './timeline.js';
 
 /** One WeCom self-built application (自建应用): its secret only works with its own corpId. */
 export interface SimApp {
@@ -167,6 +168,29 @@ export interface DroppedMessage {
   at: number;
 }
 
+/**
+ * A named member a send did not reach although WeCom accepted it for others, as the send answer reported them:
+ * `invaliduser` (unknown, or outside the app's visible range) or `unlicenseduser`. Shown in the member's inbox,
+ * since the member's own client shows nothing. No msgid when the whole send failed (81013).
+ */
+export interface UndeliveredMessage {
+  msgid?: string;
+  agentId: number;
+  msgtype: string;
+  userId: string;
+  reason: 'invaliduser' | 'unlicenseduser';
+  at: number;
+}
+
+/** A member the inbox page lists: everyone in the directory, and anyone who received something. */
+export interface SimMember {
+  userid: string;
+  inDirectory: boolean;
+  messages: number;
+  /** When the newest message arrived (simulator clock, ms); null without any. */
+  lastAt: number | null;
+}
+
 export interface LoggedRequest {
   at: number;
   /** Path without query string, so access tokens and secrets never reach the log. */
@@ -205,6 +229,10 @@ export interface CallbackTarget {
 export interface WecomSimulator {
   /** e.g. `http://127.0.0.1:54321`, no trailing slash: the value for WECOM_API_BASE. */
   readonly url: string;
+  /** The inbox page: `<url>/__sim/ui` (deep links `/__sim/ui/<userid>` and `/__sim/ui/<userid>/latest`). */
+  readonly inboxUrl: string;
+  /** Builds the inbox page now rather than on its first request. */
+  warmInbox(): Promise<void>;
   stop(): Promise<void>;
   /** Forgets everything WeCom remembers, clears faults and the request log; readings, directory, clock stay. */
   reset(): void;
@@ -212,6 +240,10 @@ export interface WecomSimulator {
   readonly faults: FaultControl;
   stats(): SimStats;
   inbox(userId: string): ReceivedMessage[];
+  /** The directory's users, then anyone else who received something (`GET /__sim/members`). */
+  members(): SimMember[];
+  /** A member's messages, drops, suppressed duplicates and undelivered sends, newest first (`GET /__sim/timeline/<userid>`). */
+  timeline(userId: string): Timeline;
   drops(): DroppedMessage[];
   /** Sends the duplicate check suppressed, and what they were answered. */
   duplicates(): SuppressedDuplicate[];
