@@ -9,7 +9,7 @@ import {
   type WatchedPage,
 } from '#test/helpers/browser.js';
 import { deadInQueue, messageStore } from '#test/helpers/dead-letters.js';
-import { startTestGateway, type TestGateway, text } from '#test/helpers/gateway.js';
+import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
 
 /** Pages load over the local stack on a busy 2-core machine: wait for what they show, within bounds. */
 const POLL = { timeout: 20_000 };
@@ -19,6 +19,7 @@ describeBrowser('operator console', () => {
   let gw: TestGateway;
   let browser: Browser;
   let sentId: string;
+  let cardId: string;
   const admin = newDevKey();
 
   beforeAll(async () => {
@@ -34,8 +35,26 @@ describeBrowser('operator console', () => {
     ]);
     const sent = await gw.post('/v1/messages', text('磁盘告警：db-1 使用率 91%', 'ZhangSan'));
     const other = await gw.post('/v1/messages', text('another one', 'lisi'));
+    const card = await gw.post('/v1/messages', {
+      app: 'ops',
+      touser: 'wangwu',
+      msgtype: 'template_card',
+      template_card: {
+        card_type: 'button_interaction',
+        main_title: { title: '发布 4711 到生产环境？', desc: 'api-server v2.31.0' },
+        horizontal_content_list: [{ keyname: '申请人', value: 'zhangsan' }],
+        button_list: [
+          { text: '批准', style: 1, key: 'approve' },
+          { text: '驳回', style: 2, key: 'reject' },
+        ],
+      },
+    });
     sentId = sent.body.id;
-    await Promise.all([gw.waitForStatus(sentId, ['sent']), gw.waitForStatus(other.body.id, ['sent'])]);
+    cardId = card.body.id;
+    await Promise.all([sentId, other.body.id, cardId].map((id) => gw.waitForStatus(id, ['sent'])));
+    // wangwu presses 批准 in WeCom: the simulator posts the signed callback, which ties it to the message.
+    await gw.stack.simulator?.click({ userId: 'wangwu', taskId: cardId, key: 'approve' });
+    await waitFor(async () => (await gw.get(`/v1/messages/${cardId}`)).body.wecom_events.length > 0);
   });
   afterAll(async () => {
     await browser?.close();
@@ -52,9 +71,9 @@ describeBrowser('operator console', () => {
       .waitFor();
   };
 
-  // Chromium logs every 4xx answer to fetch as a console error; the pages handle 403 (a scope the key lacks) and
-  // 404 (an API this gateway does not have yet) and the tests assert what they show instead.
-  const handled = /^Failed to load resource: the server responded with a status of 40[34]\b/;
+  // Chromium logs every 4xx answer to fetch as a console error; the pages handle a 403 (a scope the key lacks) and
+  // the tests assert what they show instead.
+  const handled = /^Failed to load resource: the server responded with a status of 403\b/;
   const expectClean = (watched: WatchedPage) => {
     expect(watched.cspViolations).toEqual([]);
     expect(watched.errors.filter((e) => !handled.test(e))).toEqual([]);
@@ -81,7 +100,7 @@ describeBrowser('operator console', () => {
       expect.arrayContaining([expect.stringContaining('queued'), expect.stringContaining('sent')]),
     );
     expect(await page.getByTestId('msgid').textContent()).not.toBe('—');
-    await page.getByTestId('preview').waitFor();
+    expect(await page.getByTestId('preview').getByTestId('message').textContent()).toContain('磁盘告警');
     await screenshot(page, 'console-message');
 
     // The key is in the tab's sessionStorage only: never in the URL, a cookie or localStorage.
@@ -102,6 +121,23 @@ describeBrowser('operator console', () => {
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
     expectClean(watched);
     await context.close();
+  });
+
+  it('shows a template card as WeCom does, the press that came back, and the card update it allows', async () => {
+    const watched = await openPage(browser);
+    await signIn(watched, `/console/messages/${cardId}`);
+    const { page } = watched;
+    await page.getByTestId('wecom-events').waitFor();
+    expect(await page.getByTestId('wecom-events').textContent()).toMatch(
+      /template_card_event.*wangwu.*key approve/,
+    );
+    const card = page.getByTestId('preview').getByTestId('message');
+    expect(await card.getAttribute('data-msgtype')).toBe('template_card');
+    expect(await card.textContent()).toContain('发布 4711 到生产环境？');
+    expect(await page.getByRole('button', { name: 'Update card' }).isVisible()).toBe(true);
+    await screenshot(page, 'console-card');
+    expectClean(watched);
+    await watched.context.close();
   });
 
   it('refuses a wrong key with a message that says so', async () => {

@@ -94,20 +94,25 @@ async function load(id: string, out: HTMLElement, ctx: PageContext, reload: () =
     return;
   }
   const deliveries = h('div', {}, loading('webhook deliveries'));
+  // Two columns on a wide screen: the message's state on the left, what it looks like and what came back on the right.
   show(
     out,
-    summary(m, ctx),
-    receipt(m),
-    actions(m, reload),
-    timeline(m),
-    wecomEvents(m),
-    section('Webhook deliveries', deliveries),
-    section(
-      'Preview',
-      h('p', { class: 'muted' }, 'As the WeCom client shows it.'),
-      m.body
-        ? preview(m.body, m.status)
-        : empty('This gateway does not return the message body.', 'Update the gateway to see a preview.'),
+    h(
+      'div',
+      { class: 'detail' },
+      h('div', { class: 'detail-col' }, summary(m, ctx), receipt(m), actions(m, reload), timeline(m)),
+      h(
+        'div',
+        { class: 'detail-col' },
+        section(
+          'Preview',
+          m.body
+            ? preview(m.body, m.status)
+            : empty('This gateway does not return the message body.', 'Update the gateway to see a preview.'),
+        ),
+        wecomEvents(m),
+        section('Webhook deliveries', deliveries),
+      ),
     ),
   );
   void loadDeliveries(m, deliveries);
