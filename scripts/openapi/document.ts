@@ -382,6 +382,23 @@ const RESPONSES: Record<string, Json> = {
           required: ['app', 'state'],
         },
       },
+      queues: {
+        type: 'array',
+        description:
+          "Only for keys with the admin scope (the lanes are shared by every app): each lane's approximate SQS " +
+          'counts, waiting, in flight (being sent or waiting out a retry), delayed (deferred copies), and in its DLQ',
+        items: {
+          type: 'object',
+          properties: {
+            lane: { enum: ['high', 'normal'] },
+            waiting: { type: 'integer', minimum: 0 },
+            in_flight: { type: 'integer', minimum: 0 },
+            delayed: { type: 'integer', minimum: 0 },
+            dead: nullable({ type: 'integer', minimum: 0 }),
+          },
+          required: ['lane', 'waiting', 'in_flight', 'delayed', 'dead'],
+        },
+      },
     },
     required: ['apps'],
   },

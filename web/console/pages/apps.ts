@@ -2,7 +2,7 @@ import { h } from '../../shared/dom.js';
 import { api } from '../api.js';
 import type { PageContext } from '../context.js';
 import { duration, gauge, relative } from '../format.js';
-import { badge, empty, facts, failure, link, loading, show, time } from '../ui.js';
+import { badge, empty, facts, failure, link, loading, row, section, show, table, time } from '../ui.js';
 
 interface AppState {
   app: string;
@@ -24,7 +24,14 @@ interface AppState {
     expires_in_seconds: number | null;
     last_error: { errcode: number | null; class: string; failures: number; retry_at: string } | null;
   };
-  queues?: { lane: string; visible: number; in_flight: number; delayed: number }[];
+}
+
+interface LaneDepth {
+  lane: string;
+  waiting: number;
+  in_flight: number;
+  delayed: number;
+  dead: number | null;
 }
 
 const STATE_TEXT: Record<string, string> = {
@@ -37,13 +44,24 @@ const STATE_TEXT: Record<string, string> = {
 /** GET /v1/apps, then GET /v1/apps/{app} for each (or the one in the URL). */
 export function renderApps(only: string | undefined, ctx: PageContext): HTMLElement {
   const list = h('div', { class: 'cards' }, loading('apps'));
+  const queues = h('div', {});
   const page = h(
     'div',
     { class: 'page' },
     h('h1', {}, only ? `App ${only}` : 'Apps'),
     only ? h('p', { class: 'crumbs' }, link({ page: 'apps' }, '← All apps')) : null,
+    queues,
     list,
   );
+  // The lanes are shared by every app; GET /v1/apps shows their depths to admin keys only.
+  if (!only) {
+    api<{ queues?: LaneDepth[] }>('/v1/apps').then(
+      (r) => {
+        if (r.queues) show(queues, queuePanel(r.queues));
+      },
+      () => undefined,
+    );
+  }
   ctx.apps().then(
     (apps) => {
       const names = apps.map((a) => a.app).filter((a) => only === undefined || a === only);
@@ -147,18 +165,33 @@ function body(a: AppState): HTMLElement[] {
       ),
     );
   }
-  if (a.queues) {
-    out.push(
-      h('h3', {}, 'Queues'),
-      facts(
-        a.queues.map((q): [string, string] => [
-          q.lane,
-          `${q.visible} waiting, ${q.in_flight} in flight, ${q.delayed} delayed`,
-        ]),
-      ),
-    );
-  }
   return out;
+}
+
+function queuePanel(lanes: LaneDepth[]): HTMLElement {
+  return section(
+    'Queues',
+    h('p', { class: 'muted' }, 'Shared by every app. SQS’s approximate counts, a few seconds behind.'),
+    table(
+      ['Lane', 'Waiting', 'In flight', 'Delayed', 'In the DLQ'],
+      lanes.map((q) =>
+        row(
+          [h('strong', {}, q.lane)],
+          [String(q.waiting)],
+          [String(q.in_flight)],
+          [String(q.delayed)],
+          [
+            q.dead === null
+              ? '—'
+              : q.dead > 0
+                ? link({ page: 'dlq', filters: { lane: q.lane } }, String(q.dead))
+                : '0',
+          ],
+        ),
+      ),
+      'queues',
+    ),
+  );
 }
 
 function quotaGauge(q: AppState['quota'][number], now: number): HTMLElement {
