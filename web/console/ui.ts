@@ -65,8 +65,15 @@ export function failure(err: unknown, what: string, scope?: string): HTMLElement
 export const section = (title: string, ...children: Child[]): HTMLElement =>
   h('section', { class: 'panel' }, h('h2', {}, title), ...children);
 
-/** A table that scrolls inside itself on a narrow screen, so the page never scrolls sideways. */
+/** A table; on a phone each row becomes a card of label: value lines, so the page never scrolls sideways. */
 export function table(headers: string[], rows: HTMLTableRowElement[], testid?: string): HTMLElement {
+  // Each cell names its column, for the phone layout that shows a row as a card (main.css).
+  for (const r of rows) {
+    [...r.cells].forEach((cell, i) => {
+      const label = headers[i];
+      if (label) cell.dataset.label = label;
+    });
+  }
   return h(
     'div',
     { class: 'table-wrap' },
@@ -79,8 +86,9 @@ export function table(headers: string[], rows: HTMLTableRowElement[], testid?: s
   );
 }
 
+/** A row of cells; each cell's content in one box, so the phone layout has one label and one value per line. */
 export const row = (...cells: Child[][]): HTMLTableRowElement =>
-  h('tr', {}, ...cells.map((c) => h('td', {}, ...c)));
+  h('tr', {}, ...cells.map((c) => h('td', {}, h('div', { class: 'cell' }, ...c))));
 
 /** A definition list of label → value pairs; values left undefined are skipped. */
 export function facts(pairs: [string, Child | Child[]][]): HTMLElement {
