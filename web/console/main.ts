@@ -9,7 +9,7 @@ import { forgetApps, keyApps, type PageContext } from './context.js';
 import { renderApps } from './pages/apps.js';
 import { renderDlq } from './pages/dlq.js';
 import { renderEvents } from './pages/events.js';
-import { renderMessage } from './pages/message.js';
+import { renderMessagePage } from './pages/message.js';
 import { renderMessages } from './pages/messages.js';
 import { renderSignIn } from './pages/signin.js';
 import { hrefOf, parseRoute, type Route } from './routes.js';
@@ -84,7 +84,7 @@ function pageOf(route: Route): HTMLElement {
     case 'messages':
       return titled('Messages', renderMessages(route.filters, context));
     case 'message':
-      return titled(`Message ${route.id}`, renderMessage(route.id, context));
+      return titled(`Message ${route.id}`, renderMessagePage(route.id, context));
     case 'apps':
       return titled('Apps', renderApps(route.app, context));
     case 'dlq':

@@ -13,8 +13,6 @@ const REFRESH_MS = 15_000;
 
 interface FeedItem {
   at: string;
-  app: string;
-  kind: 'message' | 'wecom';
   node: HTMLTableRowElement;
 }
 
@@ -90,8 +88,6 @@ async function feedOf(app: string): Promise<FeedItem[]> {
   const fromMessages = messages.messages.map(
     (m): FeedItem => ({
       at: m.updated_at,
-      app,
-      kind: 'message',
       node: row(
         [time(m.updated_at), h('div', { class: 'muted small' }, relative(m.updated_at, now))],
         [app],
@@ -104,8 +100,6 @@ async function feedOf(app: string): Promise<FeedItem[]> {
   const fromWecom = events.events.map(
     (e): FeedItem => ({
       at: e.received_at,
-      app,
-      kind: 'wecom',
       node: row(
         [time(e.received_at), h('div', { class: 'muted small' }, relative(e.received_at, now))],
         [app],

@@ -71,7 +71,7 @@ const RECEIPT_WARNINGS: [string, string][] = [
 ];
 
 /** GET /v1/messages/{id}, its webhook deliveries, a preview and the actions the key may take. */
-export function renderMessage(id: string, ctx: PageContext): HTMLElement {
+export function renderMessagePage(id: string, _ctx: PageContext): HTMLElement {
   const body = h('div', {}, loading('the message'));
   const page = h(
     'div',
@@ -80,12 +80,12 @@ export function renderMessage(id: string, ctx: PageContext): HTMLElement {
     h('h1', {}, 'Message ', h('code', { class: 'break' }, id)),
     body,
   );
-  const reload = () => void load(id, body, ctx, reload);
+  const reload = () => void load(id, body, reload);
   reload();
   return page;
 }
 
-async function load(id: string, out: HTMLElement, ctx: PageContext, reload: () => void): Promise<void> {
+async function load(id: string, out: HTMLElement, reload: () => void): Promise<void> {
   let m: MessageStatus;
   try {
     m = await api<MessageStatus>(`/v1/messages/${encodeURIComponent(id)}`);
@@ -100,7 +100,7 @@ async function load(id: string, out: HTMLElement, ctx: PageContext, reload: () =
     h(
       'div',
       { class: 'detail' },
-      h('div', { class: 'detail-col' }, summary(m, ctx), receipt(m), actions(m, reload), timeline(m)),
+      h('div', { class: 'detail-col' }, summary(m), receipt(m), actions(m, reload), timeline(m)),
       h(
         'div',
         { class: 'detail-col' },
@@ -118,7 +118,7 @@ async function load(id: string, out: HTMLElement, ctx: PageContext, reload: () =
   void loadDeliveries(m, deliveries);
 }
 
-function summary(m: MessageStatus, _ctx: PageContext): HTMLElement {
+function summary(m: MessageStatus): HTMLElement {
   const meta = Object.entries(m.metadata);
   return section(
     'Status',
