@@ -1,12 +1,17 @@
 // Bundles every function exactly as the CDK stack does (same esbuild options, from infra/) and reports
 // minified sizes and the biggest inputs. Exits 1 when ingest exceeds the SPEC §7 target (400 KB), because
-// bundle size drives cold-start time. Run: npx tsx bench/bundle-size.ts (the full suite: npx tsx bench/run.ts,
+// bundle size drives cold-start time, or when the operator console's JS+CSS exceed 50 KB gzip: it is embedded
+// in ingest, and a phone loads it over whatever network it has. Run: npx tsx bench/bundle-size.ts (the full suite: npx tsx bench/run.ts,
 // whose `cold` metric reports the same sizes next to the measured cold init).
+import { gzipSync } from 'node:zlib';
 import { FUNCTIONS } from '#lib/resources/index.js';
+import { CONSOLE_APP } from '#lib/web/apps.js';
+import { buildWebApp } from '#lib/web/build.js';
 import { type BundleReport, bundleFunction, functionIds } from './lib/bundle.js';
 
 const KB = 1024;
 const INGEST_LIMIT_BYTES = 400 * KB;
+const CONSOLE_LIMIT_GZIP_BYTES = 50 * KB;
 
 const kb = (bytes: number): string => (bytes / KB).toFixed(1);
 
@@ -29,4 +34,17 @@ if (ingest && ingest.bytes > INGEST_LIMIT_BYTES) {
   process.exitCode = 1;
 } else {
   console.log(`\ningest bundle within the ${kb(INGEST_LIMIT_BYTES)} KB target (SPEC §7)`);
+}
+
+// What a browser downloads for the console: its script and stylesheet (index.html is a few hundred bytes).
+const consoleApp = await buildWebApp(CONSOLE_APP);
+const files = consoleApp.assets.filter((a) => /\.(js|css)$/.test(a.path));
+const raw = files.reduce((n, a) => n + Buffer.from(a.base64, 'base64').length, 0);
+const gzip = files.reduce((n, a) => n + gzipSync(Buffer.from(a.base64, 'base64'), { level: 9 }).length, 0);
+console.log(`\nconsole JS+CSS  ${raw} bytes minified, ${gzip} bytes gzip (${kb(gzip)} KB)`);
+if (gzip > CONSOLE_LIMIT_GZIP_BYTES) {
+  console.error(`console ${kb(gzip)} KB gzip exceeds the ${kb(CONSOLE_LIMIT_GZIP_BYTES)} KB target`);
+  process.exitCode = 1;
+} else {
+  console.log(`console within the ${kb(CONSOLE_LIMIT_GZIP_BYTES)} KB gzip target`);
 }

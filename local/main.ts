@@ -45,6 +45,7 @@ function printBanner(
 ): void {
   say('');
   say(`  API            ${stack.apiUrl}`);
+  say(`  console        ${stack.apiUrl}/console   (sign in with an API key)`);
   if (apiKey) say(`  dev API key    ${apiKey}`);
   else say(`  API keys       from ${configFile} (only their SHA-256 is stored there)`);
   say(

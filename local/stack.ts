@@ -22,6 +22,7 @@ import {
   FUNCTIONS,
   ROUTES,
   senderEventSources,
+  WEB_ROUTES,
 } from '#lib/resources/index.js';
 import {
   type Closable,
@@ -31,6 +32,8 @@ import {
   createSenderDeps,
   type RuntimeOptions,
 } from '#lib/runtime/index.js';
+import { buildWebApp } from '#lib/web/build.js';
+import { CONSOLE_APP } from '#lib/web/index.js';
 import { type ApiServer, startApiServer } from './api-server.js';
 import {
   type DynamoEmulator,
@@ -253,7 +256,8 @@ async function startHttpApi(
   const ingestDeps = await createIngestDeps(runtime);
   cleanups.push(() => ingestDeps.close());
   const callbackDeps = await createCallbackDeps(runtime);
-  const ingest = wrapIngestHandler(ingestDeps);
+  // In AWS the console is embedded in the ingest bundle at synth; here it is built from web/ at every start.
+  const ingest = wrapIngestHandler(ingestDeps, { console: await buildWebApp(CONSOLE_APP) });
   const callback = wrapCallbackHandler(callbackDeps);
   const handlers: Record<(typeof ROUTES)[number]['functionId'], HttpHandler> = {
     ingest: (event, context) => ingest(event, context) as Promise<APIGatewayProxyResultV2>,
@@ -265,7 +269,7 @@ async function startHttpApi(
     functionTimeoutSeconds: FUNCTIONS.ingest.timeoutSeconds,
     functionMemoryMb: FUNCTIONS.ingest.memoryMb,
     region: LOCAL_REGION,
-    routes: ROUTES.map((route) => ({
+    routes: [...ROUTES, ...WEB_ROUTES].map((route) => ({
       method: route.method,
       path: route.path,
       handler: handlers[route.functionId],

@@ -25,11 +25,10 @@ const TOP_INPUTS = 8;
 
 /** Bundles one function as CDK does; with `outDir`, writes `<outDir>/<id>/index.mjs` (+ source map). */
 export async function bundleFunction(id: FunctionId, outDir?: string): Promise<BundleReport> {
-  const definition = FUNCTIONS[id];
   const file = outDir ? join(outDir, id, 'index.mjs') : undefined;
   if (outDir) await mkdir(join(outDir, id), { recursive: true });
   const result = await build({
-    ...esbuildOptionsFor(definition.entry),
+    ...esbuildOptionsFor(id),
     ...(file ? { outfile: file, write: true } : { write: false }),
     metafile: true,
     logLevel: 'silent',

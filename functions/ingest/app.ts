@@ -36,6 +36,7 @@ import {
 } from '#lib/ingest/index.js';
 import { getDeadLetter, listDlq, redriveDeadLetter } from '#lib/ops/dlq-api.js';
 import { hookNameOf, type Route, routeOf } from '#lib/resources/index.js';
+import { serveWebApp, type WebApp } from '#lib/web/index.js';
 // Generated from the validator's schemas by `npm run openapi`; a test keeps it current (scripts/openapi.ts).
 import openapi from '../../docs/openapi.json' with { type: 'json' };
 
@@ -52,7 +53,13 @@ type Operation<R extends IngestRoute> = (
   deps: IngestDeps,
   event: IngestEvent,
   apiKey: R['auth'] extends { scope: string } ? ApiKeyConfig : undefined,
+  web: WebApps,
 ) => Promise<HttpResponse>;
+
+/** The browser apps the function serves (lib/resources `WEB_ROUTES`); absent ones answer 404. */
+export interface WebApps {
+  console?: WebApp;
+}
 
 /** The exact bytes of a `raw` route's body: from the rawBody middleware, or decoded here for a bare handler. */
 const bytesOf = (event: IngestEvent): Buffer => event.rawBody ?? bodyBytes(event);
@@ -96,6 +103,12 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
   listTemplates: async (deps, event, apiKey) =>
     json(200, listTemplates(deps, apiKey, event.queryStringParameters ?? {})),
   health: async () => json(200, { status: 'ok' }),
+  console: async (_deps, event, _apiKey, web) => {
+    const answer = web.console && serveWebApp(web.console, event.rawPath);
+    if (!answer) throw new RouteNotFoundError(`${event.requestContext.http.method} ${event.rawPath}`);
+    // Binary-safe for every asset type; API Gateway decodes it (payload format 2.0).
+    return { ...answer, body: answer.body.toString('base64'), isBase64Encoded: true };
+  },
   unknownRoute: async (_deps, event) => {
     throw new RouteNotFoundError(`${event.requestContext.http.method} ${event.rawPath}`);
   },
@@ -154,11 +167,12 @@ const authenticatorFor = (config: GatewayConfig): Authenticator => {
 export const createIngestHandler = (
   deps: IngestDeps,
   authenticate = (header: string | undefined) => authenticatorFor(deps.config)(header),
+  web: WebApps = {},
 ) => {
   return async (event: IngestEvent): Promise<APIGatewayProxyResultV2> => {
     const route = routeOf(event.routeKey);
     if (route?.functionId === 'ingest' && !needsApiKey(route)) {
-      return (OPERATIONS[route.id] as Operation<typeof route>)(deps, event, undefined);
+      return (OPERATIONS[route.id] as Operation<typeof route>)(deps, event, undefined, web);
     }
     const apiKey = event.principal ?? authenticate(event.headers.authorization);
     // Another function's route (the WeCom callback) never reaches this handler in AWS: API Gateway routes it.
@@ -166,7 +180,7 @@ export const createIngestHandler = (
       throw new RouteNotFoundError(event.routeKey);
     }
     requireScope(apiKey, route.auth.scope);
-    return (OPERATIONS[route.id] as Operation<typeof route>)(deps, event, apiKey);
+    return (OPERATIONS[route.id] as Operation<typeof route>)(deps, event, apiKey, web);
   };
 };
 
@@ -181,12 +195,14 @@ const requestKeys = (event: IngestEvent) => ({
  * metrics, error mapping, config refresh, auth, then the body. The authenticator follows the config in force
  * (`deps.config` is re-read with a bounded age).
  */
-export const wrapIngestHandler = (deps: IngestDeps & { configSource?: ConfigSource }) =>
-  withLogContext(withDeadline(wrapIngestChain(deps)), requestKeys);
+export const wrapIngestHandler = (deps: IngestDeps & { configSource?: ConfigSource }, web: WebApps = {}) =>
+  withLogContext(withDeadline(wrapIngestChain(deps, web)), requestKeys);
 
-const wrapIngestChain = (deps: IngestDeps & { configSource?: ConfigSource }) => {
+const wrapIngestChain = (deps: IngestDeps & { configSource?: ConfigSource }, web: WebApps) => {
   const authenticate = (header: string | undefined) => authenticatorFor(deps.config)(header);
-  return middy<IngestEvent, APIGatewayProxyResultV2, Error, Context>(createIngestHandler(deps, authenticate))
+  return middy<IngestEvent, APIGatewayProxyResultV2, Error, Context>(
+    createIngestHandler(deps, authenticate, web),
+  )
     .use(flushMetrics(deps.metrics))
     .use(httpErrors(deps.logger))
     .use(refreshConfig(deps.configSource))

@@ -2,6 +2,9 @@ import path from 'node:path';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
+import { FUNCTIONS, type FunctionId } from '#lib/resources/index.js';
+import { CONSOLE_APP, EMBEDDED_CONSOLE, packWebApp } from '#lib/web/apps.js';
+import { buildWebAppSync } from '#lib/web/build.js';
 
 /** Repository root: `projectRoot`, `depsLockFilePath` and every `FUNCTIONS[id].entry` are relative to it. */
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -67,12 +70,34 @@ export const HOUSE_BUNDLING = {
 } satisfies BundlingOptions;
 
 /**
- * The esbuild options NodejsFunction derives from {@link HOUSE_BUNDLING} (its CLI flags:
- * `--bundle --platform=node --target --format --main-fields --banner:js --minify --sourcemap`).
+ * esbuild `define`s of a function's bundle: ingest serves the operator console, so its files (built from web/ right
+ * here, once per synth) travel into the bundle as a JSON string (lib/web `packWebApp`).
  */
-export function esbuildOptionsFor(entry: string): BuildOptions {
+export function definesFor(id: FunctionId): Record<string, string> {
+  if (id !== 'ingest') return {};
+  consoleDefine ??= JSON.stringify(packWebApp(buildWebAppSync(CONSOLE_APP)));
+  // CDK passes each define as one command-line argument, which Linux caps at 128 KiB (MAX_ARG_STRLEN).
+  if (consoleDefine.length > MAX_DEFINE_CHARS) {
+    throw new Error(
+      `the console is ${consoleDefine.length} characters as a define, over ${MAX_DEFINE_CHARS}`,
+    );
+  }
+  return { [EMBEDDED_CONSOLE]: consoleDefine };
+}
+
+let consoleDefine: string | undefined;
+const MAX_DEFINE_CHARS = 120 * 1024;
+
+/** The bundling options of one function: {@link HOUSE_BUNDLING} plus its defines. */
+export const bundlingFor = (id: FunctionId) => ({ ...HOUSE_BUNDLING, define: definesFor(id) });
+
+/**
+ * The esbuild options NodejsFunction derives from {@link bundlingFor} (its CLI flags:
+ * `--bundle --platform=node --target --format --main-fields --banner:js --minify --sourcemap --define`).
+ */
+export function esbuildOptionsFor(id: FunctionId): BuildOptions {
   return {
-    entryPoints: [path.resolve(REPO_ROOT, entry)],
+    entryPoints: [path.resolve(REPO_ROOT, FUNCTIONS[id].entry)],
     bundle: true,
     platform: 'node',
     target: HOUSE_BUNDLING.target,
@@ -83,6 +108,7 @@ export function esbuildOptionsFor(entry: string): BuildOptions {
     sourcemap: HOUSE_BUNDLING.sourceMap,
     sourcesContent: HOUSE_BUNDLING.sourcesContent,
     external: [...HOUSE_BUNDLING.externalModules],
+    define: definesFor(id),
     outfile: 'index.mjs',
     absWorkingDir: REPO_ROOT,
   };

@@ -19,6 +19,7 @@ import {
   ROUTES,
   type RouteDefinition,
   routeKey,
+  WEB_ROUTES,
 } from '#lib/resources/index.js';
 
 /**
@@ -75,7 +76,8 @@ const NAG_REASON: Record<'apiKey' | 'urlToken' | 'signed' | 'public', string> = 
     'constant time, the timestamp and the corp before anything is stored (lib/callback).',
   public:
     'Public by design and reveals nothing secret: the health check ({"status":"ok"}), the OpenAPI document ' +
-    '(the routes are documented anyway) and the catch-all 404 for unknown paths.',
+    "(the routes are documented anyway), the operator console's static page and files (they hold no data; " +
+    'the page asks for an API key and calls the API with it) and the catch-all 404 for unknown paths.',
 };
 
 const nagReason = (route: RouteDefinition): string => {
@@ -117,7 +119,7 @@ export class GatewayApi extends Construct {
       ingest: new HttpLambdaIntegration('Ingest', props.ingest),
       callback: new HttpLambdaIntegration('Callback', props.callback),
     };
-    const routes = [...ROUTES, ...(props.dedicatedHooks ?? []).map(dedicatedHookRoute)];
+    const routes = [...ROUTES, ...WEB_ROUTES, ...(props.dedicatedHooks ?? []).map(dedicatedHookRoute)];
     // RouteSettings is a JSON map in CloudFormation (route key → settings): CDK passes it through as written, so
     // its keys are CloudFormation's PascalCase, not the camelCase of CfnStage.RouteSettingsProperty.
     const routeSettings: Record<string, { ThrottlingBurstLimit: number; ThrottlingRateLimit: number }> = {};

@@ -10,7 +10,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { callsWecom, ENV, FUNCTIONS, type IndexName, type LaneName } from '#lib/resources/index.js';
-import { HOUSE_BUNDLING, HOUSE_RUNTIME, REPO_ROOT } from './bundling.js';
+import { bundlingFor, HOUSE_RUNTIME, REPO_ROOT } from './bundling.js';
 
 export type FunctionId = keyof typeof FUNCTIONS;
 
@@ -144,7 +144,7 @@ export class GatewayFunction extends Construct {
       // itself (the sender: maxReceiveCount for retries, `exceeds_quota` for deferrals), so it opts out.
       ...(props.feedsOwnTrigger && { recursiveLoop: RecursiveLoop.ALLOW }),
       ...(props.tracing && { tracing: Tracing.ACTIVE }),
-      bundling: HOUSE_BUNDLING,
+      bundling: bundlingFor(props.id),
       environment: {
         // Stack traces point into the TypeScript sources (https://nodejs.org/api/cli.html#--enable-source-maps).
         NODE_OPTIONS: '--enable-source-maps',

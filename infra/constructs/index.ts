@@ -1,4 +1,11 @@
-export { esbuildOptionsFor, HOUSE_BUNDLING, HOUSE_RUNTIME, REPO_ROOT } from './bundling.js';
+export {
+  bundlingFor,
+  definesFor,
+  esbuildOptionsFor,
+  HOUSE_BUNDLING,
+  HOUSE_RUNTIME,
+  REPO_ROOT,
+} from './bundling.js';
 export { ConfigSecret, PLACEHOLDER_CONFIG } from './config-secret.js';
 export { FixedEgress } from './fixed-egress.js';
 export { GatewayApi } from './gateway-api.js';

@@ -9,6 +9,8 @@ export interface HttpResponse {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
+  /** The body is base64 (binary files such as the console's assets); API Gateway decodes it. */
+  isBase64Encoded?: boolean;
 }
 
 export const json = (

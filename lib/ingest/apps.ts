@@ -112,13 +112,43 @@ export async function getAppState(
   };
 }
 
-/** GET /v1/apps: the apps the key may use, each with its state (one read per app). */
+/** One lane's depth as GET /v1/apps shows it (SQS's approximate counts). */
+export interface LaneDepthView {
+  lane: string;
+  waiting: number;
+  in_flight: number;
+  delayed: number;
+  dead: number | null;
+}
+
+/**
+ * GET /v1/apps: the apps the key may use, each with its state (one read per app), and for a key with the `admin`
+ * scope the lanes' depths. Only for admins: the lanes are shared by every app, so their depth tells of other apps'
+ * traffic.
+ */
 export async function listApps(
   deps: IngestDeps,
   apiKey: ApiKeyConfig,
-): Promise<{ apps: { app: string; state: AppState }[] }> {
+): Promise<{ apps: { app: string; state: AppState }[]; queues?: LaneDepthView[] }> {
   const now = (deps.now ?? Date.now)();
   const names = apiKey.apps.filter((a) => deps.config.apps[a] !== undefined);
-  const pauses = await Promise.all(names.map((a) => deps.pauses.get(a)));
-  return { apps: names.map((app, i) => ({ app, state: stateOf(pauses[i], now) })) };
+  const admin = apiKey.scopes.includes('admin') && deps.queueDepths !== undefined;
+  const [pauses, depths] = await Promise.all([
+    Promise.all(names.map((a) => deps.pauses.get(a))),
+    admin ? deps.queueDepths?.depths() : undefined,
+  ]);
+  return {
+    apps: names.map((app, i) => ({ app, state: stateOf(pauses[i], now) })),
+    ...(depths
+      ? {
+          queues: depths.map((d) => ({
+            lane: d.lane,
+            waiting: d.waiting,
+            in_flight: d.inFlight,
+            delayed: d.delayed,
+            dead: d.dead ?? null,
+          })),
+        }
+      : {}),
+  };
 }

@@ -66,6 +66,11 @@ export interface MessageStatusView {
   wecom_events: EventView[];
   /** Webhook attempts, newest first: when, the receiver's status code, how long it took. */
   webhook_attempts: WebhookAttemptView[];
+  /**
+   * The message as the gateway sends it to WeCom, without recipients and options: `msgtype` and that type's object
+   * (`{"msgtype":"text","text":{"content":"…"}}`), e.g. for the console's preview.
+   */
+  body: { msgtype: string } & Record<string, unknown>;
 }
 
 /** GET /v1/messages/{id}: 404 (not 403) for ids of apps the key may not read, so ids do not leak. */
@@ -101,6 +106,7 @@ const toAttemptView = (a: WebhookAttempt): WebhookAttemptView => ({
 });
 
 function toStatusView(r: MessageRecord): Omit<MessageStatusView, 'wecom_events' | 'webhook_attempts'> {
+  const { msgtype, content } = r.request;
   return {
     id: r.id,
     app: r.app,
@@ -127,6 +133,7 @@ function toStatusView(r: MessageRecord): Omit<MessageStatusView, 'wecom_events' 
     events: recentEvents(r),
     events_omitted: r.eventsOmitted ?? 0,
     webhook_status: r.webhookStatus ?? null,
+    body: { msgtype, [msgtype]: content },
   };
 }
 

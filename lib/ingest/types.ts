@@ -1,7 +1,7 @@
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
 import type { Resolver, UrlGuard } from '#lib/net/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
-import type { DeadLetterQueue, MessageQueue } from '#lib/queue/index.js';
+import type { DeadLetterQueue, MessageQueue, QueueDepths } from '#lib/queue/index.js';
 import type {
   CardCodeStore,
   EventStore,
@@ -25,6 +25,8 @@ export interface IngestDeps {
    * and then those routes answer 503.
    */
   deadLetters?: DeadLetterQueue;
+  /** The lanes' depths, shown to admin keys by GET /v1/apps; absent in tests that do not need them. */
+  queueDepths?: QueueDepths;
   logger: Logger;
   metrics: Metrics;
   /** Received WeCom events: a message's own, and an app's feed (`GET /v1/events`). */

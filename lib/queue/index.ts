@@ -2,5 +2,7 @@ export type { DeadLetter, DeadLetterQueue } from './dead-letter-queue.js';
 export { QueueError, QueueUnavailableError } from './errors.js';
 export { MAX_DELAY_SECONDS, type MessageQueue } from './message-queue.js';
 export { type NotifyQueue, SqsNotifyQueue } from './notify-queue.js';
+export type { LaneDepth, QueueDepths } from './queue-depths.js';
 export { SqsDeadLetterQueue } from './sqs-dead-letter-queue.js';
 export { createSqsClient, SqsMessageQueue } from './sqs-queue.js';
+export { SqsQueueDepths } from './sqs-queue-depths.js';

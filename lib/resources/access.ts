@@ -28,11 +28,12 @@ export const FUNCTION_ACCESS = {
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem'],
     // Query: the events feed (`GET /v1/events`) and the message list by app or by recipient (`GET /v1/messages`).
     indexes: ['byFeed', 'byApp', 'byRecipient'],
-    // SendMessage: accepted messages, and the copies a redrive (`POST /v1/dlq/{id}/redrive`) queues.
-    lanes: ['SendMessage'],
+    // SendMessage: accepted messages, and the copies a redrive (`POST /v1/dlq/{id}/redrive`) queues;
+    // GetQueueAttributes: the lanes' depths for admin keys (`GET /v1/apps`).
+    lanes: ['SendMessage', 'GetQueueAttributes'],
     // The DLQ over HTTP (`/v1/dlq`, lib/ops/dlq.ts): receive to read (hidden while it looks), change visibility to
     // show them again at once, delete the copy of a message redriven or already handled.
-    laneDlqs: ['ReceiveMessage', 'ChangeMessageVisibility', 'DeleteMessage'],
+    laneDlqs: ['ReceiveMessage', 'ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes'],
     // Recall and card updates answer with WeCom's verdict, so they call WeCom while the client waits; agent/get
     // for GET /v1/apps/{app}/reach, which WeCom answers only from the trusted IP; gettoken when no other function
     // has cached the app's token.
@@ -87,9 +88,14 @@ export const FUNCTION_ACCESS = {
     table: readonly string[];
     /** Indexes it may Query. */
     indexes: readonly IndexName[];
-    lanes: readonly ('SendMessage' | 'ChangeMessageVisibility')[];
+    lanes: readonly ('SendMessage' | 'ChangeMessageVisibility' | 'GetQueueAttributes')[];
     /** On both lanes' dead-letter queues (the Lambda event sources never read those). */
-    laneDlqs: readonly ('ReceiveMessage' | 'ChangeMessageVisibility' | 'DeleteMessage')[];
+    laneDlqs: readonly (
+      | 'ReceiveMessage'
+      | 'ChangeMessageVisibility'
+      | 'DeleteMessage'
+      | 'GetQueueAttributes'
+    )[];
     wecom: readonly WecomCall[];
     notify: readonly ('SendMessage' | 'ChangeMessageVisibility')[];
     notifyDlq: readonly 'SendMessage'[];

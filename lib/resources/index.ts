@@ -43,6 +43,7 @@ export {
   type RouteDefinition,
   routeKey,
   routeOf,
+  WEB_ROUTES,
 } from './routes.js';
 export {
   type IndexName,

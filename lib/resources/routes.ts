@@ -223,6 +223,23 @@ export const ROUTES = [
 ] as const satisfies readonly RouteDefinition[];
 
 /**
+ * The browser apps the API serves on its own origin (the operator console): no API key is asked for, since the
+ * pages hold no data; the app asks for a key and calls the v1 API with it. Not part of the v1 API, so not in
+ * `ROUTES` (nor in docs/openapi.json); CDK and the local API server add them beside it.
+ */
+export const WEB_ROUTES = [
+  { id: 'console', method: 'GET', path: '/console', functionId: 'ingest', auth: 'none', body: 'none' },
+  {
+    id: 'console',
+    method: 'GET',
+    path: '/console/{proxy+}',
+    functionId: 'ingest',
+    auth: 'none',
+    body: 'none',
+  },
+] as const satisfies readonly RouteDefinition[];
+
+/**
  * Every request no row of `ROUTES` matches (an unknown path, or a known path with another method) goes to this
  * function: API Gateway's `$default` route in AWS, the API server's fallback locally. So it is answered
  * `404 not_found` in the gateway's error shape everywhere, instead of API Gateway's own `{"message":"Not Found"}`,
@@ -238,13 +255,13 @@ export const DEFAULT_ROUTE = {
   body: 'none',
 } as const satisfies Omit<RouteDefinition, 'method' | 'path'> & { readonly routeKey: string };
 
-export type Route = (typeof ROUTES)[number] | typeof DEFAULT_ROUTE;
+export type Route = (typeof ROUTES)[number] | (typeof WEB_ROUTES)[number] | typeof DEFAULT_ROUTE;
 
 /** API Gateway's route key (`POST /v1/messages`): what `event.routeKey` holds. */
 export const routeKey = (route: RouteDefinition): string => `${route.method} ${route.path}`;
 
 const ROUTES_BY_KEY: ReadonlyMap<string, Route> = new Map<string, Route>([
-  ...ROUTES.map((r): [string, Route] => [routeKey(r), r]),
+  ...[...ROUTES, ...WEB_ROUTES].map((r): [string, Route] => [routeKey(r), r]),
   [DEFAULT_ROUTE.routeKey, DEFAULT_ROUTE],
 ]);
 

@@ -1,6 +1,6 @@
 import type { ConfigSource } from '#lib/config/index.js';
 import type { IngestDeps } from '#lib/ingest/index.js';
-import { SqsDeadLetterQueue } from '#lib/queue/index.js';
+import { SqsDeadLetterQueue, SqsQueueDepths } from '#lib/queue/index.js';
 import { QuotaUsageReader, WECOM_WINDOWS } from '#lib/quota/index.js';
 import {
   DynamoCardCodeStore,
@@ -50,6 +50,7 @@ export async function createIngestDeps(
     ...(s.env.deadLetterQueueUrls
       ? { deadLetters: new SqsDeadLetterQueue(s.sqs, s.env.deadLetterQueueUrls) }
       : {}),
+    queueDepths: new SqsQueueDepths(s.sqs, s.env.queueUrls, s.env.deadLetterQueueUrls),
     events: new DynamoEventStore(s.db, table),
     webhooks: new DynamoWebhookLog(s.db, table),
     cards: new DynamoCardCodeStore(s.db, table),

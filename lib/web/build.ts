@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { type BuildOptions, type BuildResult, build, buildSync } from 'esbuild';
 import type { WebApp, WebAsset } from './assets.js';
 
 /** Tooling only (esbuild is a dev dependency): the local servers and the CDK synth build apps; bundles embed them. */
@@ -22,7 +22,16 @@ const TYPES: Record<string, string> = {
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
 export async function buildWebApp(options: WebBuildOptions): Promise<WebApp> {
-  const result = await build({
+  return assemble(options, await build(esbuildOptions(options)));
+}
+
+/** The same build, synchronously: CDK constructs are built synchronously, and the ingest bundle embeds the console. */
+export function buildWebAppSync(options: WebBuildOptions): WebApp {
+  return assemble(options, buildSync(esbuildOptions(options)));
+}
+
+const esbuildOptions = (options: WebBuildOptions) =>
+  ({
     entryPoints: [resolve(REPO_ROOT, options.entry)],
     bundle: true,
     minify: true,
@@ -35,7 +44,9 @@ export async function buildWebApp(options: WebBuildOptions): Promise<WebApp> {
     write: false,
     legalComments: 'none',
     logLevel: 'silent',
-  });
+  }) satisfies BuildOptions;
+
+function assemble(options: WebBuildOptions, result: BuildResult<{ write: false }>): WebApp {
   const assets: WebAsset[] = result.outputFiles.map((f) => {
     const path = f.path.slice('/web-out/'.length);
     const ext = path.slice(path.lastIndexOf('.'));

@@ -284,6 +284,14 @@ const RESPONSES: Record<string, Json> = {
         },
       },
       ...messageStatusExtras(helpers()),
+      body: {
+        type: 'object',
+        description:
+          'The message as the gateway sends it to WeCom, without recipients and options: msgtype and that ' +
+          'type\'s object, e.g. {"msgtype":"text","text":{"content":"…"}}',
+        properties: { msgtype: { enum: [...MSG_TYPES] } },
+        required: ['msgtype'],
+      },
     },
     required: ['id', 'app', 'status', 'priority', 'attempts', 'created_at', 'updated_at', 'error', 'events'],
   },
@@ -411,6 +419,23 @@ const RESPONSES: Record<string, Json> = {
           type: 'object',
           properties: { app: { type: 'string' }, state: { enum: APP_STATES } },
           required: ['app', 'state'],
+        },
+      },
+      queues: {
+        type: 'array',
+        description:
+          "Only for keys with the admin scope (the lanes are shared by every app): each lane's approximate SQS " +
+          'counts, waiting, in flight (being sent or waiting out a retry), delayed (deferred copies), and in its DLQ',
+        items: {
+          type: 'object',
+          properties: {
+            lane: { enum: ['high', 'normal'] },
+            waiting: { type: 'integer', minimum: 0 },
+            in_flight: { type: 'integer', minimum: 0 },
+            delayed: { type: 'integer', minimum: 0 },
+            dead: nullable({ type: 'integer', minimum: 0 }),
+          },
+          required: ['lane', 'waiting', 'in_flight', 'delayed', 'dead'],
         },
       },
     },

@@ -12,17 +12,23 @@ describe('HTTP API', () => {
     const routes = Object.values(gateway.template.findResources('AWS::ApiGatewayV2::Route'));
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([
       '$default',
+      'GET /console',
+      'GET /console/{proxy+}',
       'GET /v1/apps',
       'GET /v1/apps/{app}',
       'GET /v1/apps/{app}/reach',
+      'GET /v1/dlq',
+      'GET /v1/dlq/{id}',
       'GET /v1/events',
       'GET /v1/health',
       'GET /v1/messages',
       'GET /v1/messages/{id}',
+      'GET /v1/messages/{id}/webhooks',
       'GET /v1/openapi.json',
       'GET /v1/push/{sendkey}',
       'GET /v1/templates',
       'GET /v1/wecom/callback/{app}',
+      'POST /v1/dlq/{id}/redrive',
       'POST /v1/hooks/{hook}/{token}',
       'POST /v1/messages',
       'POST /v1/messages/batch',
@@ -50,6 +56,16 @@ describe('HTTP API', () => {
     expect(JSON.stringify(integrations[callbackIntegration]?.Properties.IntegrationUri)).toContain(
       logicalId(gateway, gateway.stack.callback.fn),
     );
+  });
+
+  it('serves the operator console from the ingest function, with no authorizer (the page holds no data)', () => {
+    const routes = Object.values(gateway.template.findResources('AWS::ApiGatewayV2::Route'));
+    const submit = routes.find((r) => r.Properties.RouteKey === 'POST /v1/messages');
+    for (const key of ['GET /console', 'GET /console/{proxy+}']) {
+      const route = routes.find((r) => r.Properties.RouteKey === key);
+      expect(route?.Properties.Target).toEqual(submit?.Properties.Target);
+      expect(route?.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+    }
   });
 
   it("sends whatever no route matches to the ingest function ($default), not to API Gateway's own 404", () => {

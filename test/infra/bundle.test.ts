@@ -1,12 +1,13 @@
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { FUNCTIONS, type FunctionId } from '#lib/resources/index.js';
-import { esbuildOptionsFor, HOUSE_BUNDLING } from '../../infra/constructs/bundling.js';
+import type { FunctionId } from '#lib/resources/index.js';
+import { unpackWebApp } from '#lib/web/index.js';
+import { definesFor, esbuildOptionsFor, HOUSE_BUNDLING } from '../../infra/constructs/bundling.js';
 
 /** A function's bundle as CDK builds it, in memory. */
 async function bundle(id: FunctionId) {
   const result = await build({
-    ...esbuildOptionsFor(FUNCTIONS[id].entry),
+    ...esbuildOptionsFor(id),
     write: false,
     metafile: true,
     logLevel: 'silent',
@@ -47,6 +48,22 @@ describe('function bundles', () => {
     expect(callback.inputs).toEqual(
       expect.arrayContaining([expect.stringContaining('node_modules/fast-xml-parser/')]),
     );
+  }, 60_000);
+
+  it('embeds the operator console in ingest, and in no other function', async () => {
+    const [define] = Object.values(definesFor('ingest'));
+    const packed = JSON.parse(define ?? '""') as string;
+    const app = unpackWebApp(packed);
+    const script = app.assets.find((a) => /^assets\/main-\w+\.js$/.test(a.path));
+    expect(app.basePath).toBe('/console');
+    expect(app.assets.map((a) => a.path)).toContain('index.html');
+    expect(script).toBeDefined();
+    const ingest = await bundle('ingest');
+    const packedScript = (JSON.parse(packed) as typeof app).assets.find((a) => a.path === script?.path);
+    expect(ingest.js).toContain(packedScript?.base64.slice(0, 200));
+    expect(Buffer.from(script?.base64 ?? '', 'base64').toString()).toContain('API key');
+    expect(ingest.js).toContain('/console');
+    expect(definesFor('sender')).toEqual({});
   }, 60_000);
 
   it('keep the external list to credential sources Lambda never reaches and the Milo parser', () => {

@@ -70,6 +70,7 @@ describe('IAM least privilege', () => {
         'sqs:ReceiveMessage',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
         'secretsmanager:GetSecretValue',
       ]),
     );
@@ -85,6 +86,8 @@ describe('IAM least privilege', () => {
       expect(on(action), action).toEqual(distinct(laneDlqs));
     // A redrive queues its copy on a lane; nothing of ingest's may send to a DLQ.
     expect(on('sqs:SendMessage')).toEqual(distinct([...lanes, notify]));
+    // The lanes' depths for admin keys (GET /v1/apps): read only, on the lanes and their DLQs.
+    expect(on('sqs:GetQueueAttributes')).toEqual(distinct([...lanes, ...laneDlqs]));
     // The other functions never touch the lanes' DLQs (SQS moves messages there itself).
     for (const fn of [gateway.stack.sender, gateway.stack.callback, gateway.stack.notify]) {
       const granted = JSON.stringify(resourcesOf(statements(fn)));
@@ -118,7 +121,8 @@ describe('IAM least privilege', () => {
     const onLanes = ingest.filter((st) =>
       ids().lanes.some((lane) => JSON.stringify(resourcesOf([st])).includes(JSON.stringify(lane))),
     );
-    expect(actionsOf(onLanes)).toEqual(['sqs:SendMessage']);
+    // SendMessage to queue; GetQueueAttributes reads the lanes' depths (GET /v1/apps, admin keys).
+    expect(actionsOf(onLanes).sort()).toEqual(['sqs:GetQueueAttributes', 'sqs:SendMessage']);
     expect(distinct(resourcesOf(ingest))).not.toContain(JSON.stringify(ids().taskIndex));
     expect(distinct(resourcesOf(ingest))).toContain(JSON.stringify(ids().feedIndex));
   });

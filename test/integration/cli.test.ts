@@ -64,6 +64,8 @@ describe('npm start (local/main.ts)', () => {
     const simUrl = field(cli.output(), 'WeCom sim');
     expect(cli.output()).toContain(configFile);
     expect(field(cli.output(), 'sim inbox')).toBe(`${simUrl}/__sim/ui`);
+    expect(field(cli.output(), 'console')).toBe(`${api}/console`);
+    expect((await fetch(`${api}/console`)).headers.get('content-type')).toMatch(/^text\/html/);
     // What the operator CLI finds it by (apps status, dlq): its API and every queue of lib/resources.
     const info = JSON.parse(await readFile(join(REPO, '.local', 'stack.json'), 'utf8'));
     expect(info).toMatchObject({ pid: cli.child.pid, apiUrl: api, aws: { tableName: expect.any(String) } });

@@ -1,11 +1,9 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newMessageId } from '#lib/ingest/ids.js';
-import { validateMessageRequest } from '#lib/messages/index.js';
-import { encodeQueuedMessage, newRecord, toQueuedMessage } from '#lib/model/index.js';
-import { createDocumentClient, DynamoMessageStore } from '#lib/store/index.js';
+import type { DynamoMessageStore } from '#lib/store/index.js';
 import { newDevKey } from '#local/dev-config.js';
 import { queueDepth } from '#local/harness/sender.js';
+import { deadInQueue as deadLetter, messageStore } from '#test/helpers/dead-letters.js';
 import { type JsonBody, startTestGateway, type TestGateway, waitFor } from '#test/helpers/gateway.js';
 import { openApiValidators, schemaErrors } from '#test/helpers/openapi.js';
 
@@ -36,39 +34,19 @@ describe('GET /v1/dlq, GET /v1/dlq/{id}, POST /v1/dlq/{id}/redrive', () => {
         { name: 'other-admin', sha256: otherAdmin.sha256, apps: ['other'], scopes: ['admin'] },
       ],
     });
-    store = new DynamoMessageStore(createDocumentClient('test'), gw.stack.env.tableName);
+    store = messageStore(gw);
   });
   afterAll(async () => {
     await gw?.stack.stop();
   });
 
-  /**
-   * A message as ingest accepts it (duplicate-check interval 3600 s), left by a crashed sender in the normal lane's
-   * DLQ. `lostAnswerAgoMs`: an attempt that long ago lost its answer (it may have reached WeCom then).
-   */
-  async function deadInQueue(app: string, user: string, content: string, lostAnswerAgoMs?: number) {
-    const validated = validateMessageRequest({ app, touser: user, msgtype: 'text', text: { content } });
-    if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
-    const record = newRecord({
-      id: newMessageId(),
+  const deadInQueue = (app: string, user: string, content: string, lostAnswerAgoMs?: number) =>
+    deadLetter(gw, store, {
       app,
-      priority: 'normal',
-      request: validated.value,
-      apiKey: 'test',
-      createdAt: new Date(Date.now() - (lostAnswerAgoMs ?? 0)).toISOString(),
-      expiresAt: Math.floor(Date.now() / 1000) + 86_400,
-      duplicateCheckSeconds: 3600,
+      user,
+      content,
+      ...(lostAnswerAgoMs !== undefined ? { lostAnswerAgoMs } : {}),
     });
-    if (lostAnswerAgoMs !== undefined) record.inDoubt = { since: record.createdAt };
-    await store.create(record);
-    await gw.stack.sqs.send(
-      new SendMessageCommand({
-        QueueUrl: gw.stack.resources.queueUrls['normal-dlq'],
-        MessageBody: encodeQueuedMessage(toQueuedMessage(record)),
-      }),
-    );
-    return record;
-  }
 
   const idsOf = (body: JsonBody): string[] => body.dead_letters.map((d: JsonBody) => d.id);
 

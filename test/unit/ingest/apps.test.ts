@@ -96,4 +96,21 @@ describe('GET /v1/apps/{app}', () => {
 
     expect(await listApps(f.deps, opsApiKey())).toEqual({ apps: [{ app: 'ops', state: 'paused' }] });
   });
+
+  it("adds the lanes' depths for an admin key only: the lanes are shared by every app", async () => {
+    const f = withPause(undefined);
+    f.deps.queueDepths = {
+      depths: async () => [
+        { lane: 'high', waiting: 0, inFlight: 0, delayed: 0, dead: 0 },
+        { lane: 'normal', waiting: 3, inFlight: 1, delayed: 2 },
+      ],
+    };
+    const admin = { ...opsApiKey(), scopes: [...opsApiKey().scopes, 'admin' as const] };
+
+    expect((await listApps(f.deps, opsApiKey())).queues).toBeUndefined();
+    expect((await listApps(f.deps, admin)).queues).toEqual([
+      { lane: 'high', waiting: 0, in_flight: 0, delayed: 0, dead: 0 },
+      { lane: 'normal', waiting: 3, in_flight: 1, delayed: 2, dead: null },
+    ]);
+  });
 });

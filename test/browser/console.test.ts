@@ -1,0 +1,227 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { newDevKey } from '#local/dev-config.js';
+import {
+  describeBrowser,
+  launchBrowser,
+  openPage,
+  screenshot,
+  type WatchedPage,
+} from '#test/helpers/browser.js';
+import { deadInQueue, messageStore } from '#test/helpers/dead-letters.js';
+import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
+
+/** Pages load over the local stack on a busy 2-core machine: wait for what they show, within bounds. */
+const POLL = { timeout: 20_000 };
+
+/** The operator console in a real browser against the local stack, as an operator uses it. */
+describeBrowser('operator console', () => {
+  let gw: TestGateway;
+  let browser: Browser;
+  let sentId: string;
+  let cardId: string;
+  const admin = newDevKey();
+
+  beforeAll(async () => {
+    [gw, browser] = await Promise.all([
+      startTestGateway({
+        apps: ['ops', 'billing'],
+        // The test's own key has the default scopes (no admin); this one may use the DLQ of ops.
+        extraApiKeys: [
+          { name: 'admin', sha256: admin.sha256, apps: ['ops'], scopes: ['admin', 'messages:read'] },
+        ],
+      }),
+      launchBrowser(),
+    ]);
+    const sent = await gw.post('/v1/messages', text('磁盘告警：db-1 使用率 91%', 'ZhangSan'));
+    const other = await gw.post('/v1/messages', text('another one', 'lisi'));
+    const card = await gw.post('/v1/messages', {
+      app: 'ops',
+      touser: 'wangwu',
+      msgtype: 'template_card',
+      template_card: {
+        card_type: 'button_interaction',
+        main_title: { title: '发布 4711 到生产环境？', desc: 'api-server v2.31.0' },
+        horizontal_content_list: [{ keyname: '申请人', value: 'zhangsan' }],
+        button_list: [
+          { text: '批准', style: 1, key: 'approve' },
+          { text: '驳回', style: 2, key: 'reject' },
+        ],
+      },
+    });
+    sentId = sent.body.id;
+    cardId = card.body.id;
+    await Promise.all([sentId, other.body.id, cardId].map((id) => gw.waitForStatus(id, ['sent'])));
+    // wangwu presses 批准 in WeCom: the simulator posts the signed callback, which ties it to the message.
+    await gw.stack.simulator?.click({ userId: 'wangwu', taskId: cardId, key: 'approve' });
+    await waitFor(async () => (await gw.get(`/v1/messages/${cardId}`)).body.wecom_events.length > 0);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await gw?.stack.stop();
+  });
+
+  const signIn = async (watched: WatchedPage, path = '/console', key = gw.key) => {
+    await watched.page.goto(`${gw.stack.apiUrl}${path}`);
+    await watched.page.getByLabel('API key').fill(key);
+    await watched.page.getByRole('button', { name: 'Sign in' }).click();
+    await watched.page
+      .getByRole('link', { name: 'Sign out' })
+      .or(watched.page.getByTestId('sign-out'))
+      .waitFor();
+  };
+
+  // Chromium logs every 4xx answer to fetch as a console error; the pages handle a 403 (a scope the key lacks) and
+  // the tests assert what they show instead.
+  const handled = /^Failed to load resource: the server responded with a status of 403\b/;
+  const expectClean = (watched: WatchedPage) => {
+    expect(watched.cspViolations).toEqual([]);
+    expect(watched.errors.filter((e) => !handled.test(e))).toEqual([]);
+  };
+
+  it('signs in, finds a message by its recipient, and shows it sent with its timeline', async () => {
+    const watched = await openPage(browser);
+    const { page, context } = watched;
+    await signIn(watched);
+    await page.getByTestId('messages').waitFor();
+    await screenshot(page, 'console-messages');
+
+    await page.getByLabel('Recipient').fill('zhangsan');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/touser=zhangsan/);
+    const rows = page.getByTestId('messages').locator('tbody tr');
+    await expect.poll(() => rows.count(), POLL).toBe(1);
+
+    await rows.first().getByRole('link').click();
+    await page.waitForURL(new RegExp(`/console/messages/${sentId}$`));
+    await expect.poll(() => page.getByTestId('status').first().textContent(), POLL).toBe('sent');
+    const timeline = page.getByTestId('timeline').locator('li');
+    expect(await timeline.allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('queued'), expect.stringContaining('sent')]),
+    );
+    expect(await page.getByTestId('msgid').textContent()).not.toBe('—');
+    expect(await page.getByTestId('preview').getByTestId('message').textContent()).toContain('磁盘告警');
+    await screenshot(page, 'console-message');
+
+    // The key is in the tab's sessionStorage only: never in the URL, a cookie or localStorage.
+    expect(page.url()).not.toContain(gw.key);
+    expect(await context.cookies()).toEqual([]);
+    expect(await page.evaluate('JSON.stringify(localStorage)')).toBe('{}');
+    expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([gw.key]);
+
+    // A shared link opens the same filtered view in a new tab (which signs in anew: sessionStorage is per tab).
+    const shared = await openPage(browser);
+    await signIn(shared, `/console/messages?app=ops&touser=zhangsan`);
+    await expect.poll(() => shared.page.getByTestId('messages').locator('tbody tr').count(), POLL).toBe(1);
+    expectClean(shared);
+    await shared.context.close();
+
+    await page.getByTestId('sign-out').click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    expectClean(watched);
+    await context.close();
+  });
+
+  it('shows a template card as WeCom does, the press that came back, and the card update it allows', async () => {
+    const watched = await openPage(browser);
+    await signIn(watched, `/console/messages/${cardId}`);
+    const { page } = watched;
+    await page.getByTestId('wecom-events').waitFor();
+    expect(await page.getByTestId('wecom-events').textContent()).toMatch(
+      /template_card_event.*wangwu.*key approve/,
+    );
+    const card = page.getByTestId('preview').getByTestId('message');
+    expect(await card.getAttribute('data-msgtype')).toBe('template_card');
+    expect(await card.textContent()).toContain('发布 4711 到生产环境？');
+    expect(await page.getByRole('button', { name: 'Update card' }).isVisible()).toBe(true);
+    await screenshot(page, 'console-card');
+    expectClean(watched);
+    await watched.context.close();
+  });
+
+  it('refuses a wrong key with a message that says so', async () => {
+    const watched = await openPage(browser);
+    await watched.page.goto(`${gw.stack.apiUrl}/console`);
+    await watched.page.getByLabel('API key').fill('wgw_not_a_key');
+    await watched.page.getByRole('button', { name: 'Sign in' }).click();
+    await expect
+      .poll(() => watched.page.getByTestId('sign-in-error').textContent(), POLL)
+      .toMatch(/not accepted/);
+    expect(watched.cspViolations).toEqual([]);
+    await watched.context.close();
+  });
+
+  it('shows apps with their state and quota gauges, and the DLQ without the admin scope says so', async () => {
+    const watched = await openPage(browser);
+    await signIn(watched, '/console/apps');
+    await watched.page.getByTestId('app-ops').getByTestId('app-state').waitFor();
+    expect(await watched.page.getByTestId('app-ops').getByTestId('app-state').textContent()).toBe('active');
+    await screenshot(watched.page, 'console-apps');
+    await watched.page.getByRole('link', { name: 'DLQ' }).click();
+    await expect
+      .poll(() => watched.page.getByTestId('error').textContent(), POLL)
+      .toMatch(/lacks the admin scope/);
+    await watched.page.getByRole('link', { name: 'Events' }).click();
+    await watched.page.getByTestId('events').waitFor();
+    expect(await watched.page.getByTestId('events').textContent()).toContain('text message');
+    expectClean(watched);
+    await watched.context.close();
+  });
+
+  it('redrives a dead message from the DLQ page, and says why another cannot be redriven safely', async () => {
+    const store = messageStore(gw);
+    const dead = await deadInQueue(gw, store, { app: 'ops', user: 'console-dlq', content: 'bring me back' });
+    const old = await deadInQueue(gw, store, {
+      app: 'ops',
+      user: 'console-dlq-old',
+      content: 'lost two hours ago',
+      lostAnswerAgoMs: 2 * 3_600_000,
+    });
+    const watched = await openPage(browser);
+    const { page } = watched;
+    await signIn(watched, '/console/dlq', admin.key);
+    await page.getByTestId('dead-letters').waitFor();
+    const oldRow = page.getByTestId('dead-letters').locator('tr', { hasText: old.id });
+    expect(await oldRow.getByTestId('not-redrivable').textContent()).toMatch(/duplicate check/);
+    await screenshot(page, 'console-dlq');
+
+    await page.getByTestId(`redrive-${dead.id}`).click();
+    await expect
+      .poll(() => page.getByTestId('redrive-result').first().textContent(), POLL)
+      .toMatch(/^redriven/);
+    expect((await gw.waitForStatus(dead.id, ['sent', 'failed', 'dead'])).status).toBe('sent');
+    expect(gw.stack.simulator?.inbox('console-dlq').map((m) => m.payload)).toEqual([
+      { content: 'bring me back' },
+    ]);
+    expectClean(watched);
+    await watched.context.close();
+  });
+
+  it('fits a 390 px phone on every page: no sideways scrolling, no CSP violation, no page error', async () => {
+    const watched = await openPage(browser, { width: 390, height: 844 });
+    const { page } = watched;
+    await signIn(watched);
+    const pages = [
+      '/console/messages?app=ops',
+      `/console/messages/${sentId}`,
+      '/console/apps',
+      '/console/dlq',
+      '/console/events',
+    ];
+    for (const path of pages) {
+      await page.goto(`${gw.stack.apiUrl}${path}`);
+      await page.locator('main *').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      const overflow = await page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect({ path, overflow }).toEqual({ path, overflow: 0 });
+    }
+    await page.goto(`${gw.stack.apiUrl}/console/messages/${sentId}`);
+    await page.getByTestId('timeline').waitFor();
+    await screenshot(page, 'console-message-phone');
+    expectClean(watched);
+    await watched.context.close();
+  });
+});

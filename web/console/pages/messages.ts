@@ -1,0 +1,177 @@
+import { h } from '../../shared/dom.js';
+import { api } from '../api.js';
+import type { PageContext } from '../context.js';
+import { relative } from '../format.js';
+import { localInputToRfc3339, type MessageFilters, messagesQuery, rfc3339ToLocalInput } from '../routes.js';
+import { badge, empty, failure, link, loading, localOffset, row, show, table, time } from '../ui.js';
+import { MSG_TYPES, STATUSES } from '../vocab.js';
+
+export interface MessageSummary {
+  id: string;
+  app: string;
+  status: string;
+  priority: string;
+  msgtype: string;
+  touser: string[];
+  toparty: string[];
+  totag: string[];
+  recipients_omitted: number;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
+}
+
+const PAGE_SIZE = 50;
+
+const select = (name: string, label: string, options: readonly string[], value: string | undefined) => {
+  const el = h(
+    'select',
+    { id: `f-${name}`, name },
+    h('option', { value: '' }, 'any'),
+    ...options.map((o) => h('option', { value: o, selected: o === value }, o)),
+  );
+  return h('div', { class: 'field' }, h('label', { for: `f-${name}` }, label), el);
+};
+
+const input = (name: string, label: string, type: string, value: string, placeholder = '') =>
+  h(
+    'div',
+    { class: 'field' },
+    h('label', { for: `f-${name}` }, label),
+    h('input', { id: `f-${name}`, name, type, value, placeholder, autocomplete: 'off' }),
+  );
+
+export const recipientsOf = (m: MessageSummary): string => {
+  const parts = [...m.touser, ...m.toparty.map((p) => `party ${p}`), ...m.totag.map((t) => `tag ${t}`)];
+  return parts.join(', ') + (m.recipients_omitted ? ` +${m.recipients_omitted}` : '');
+};
+
+/** GET /v1/messages with the filters of the URL; "Older" follows next_cursor, as a URL of its own. */
+export function renderMessages(filters: MessageFilters, ctx: PageContext): HTMLElement {
+  const results = h('div', { 'aria-live': 'polite' }, loading('messages'));
+  const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Filter messages' });
+  const page = h('div', { class: 'page' }, h('h1', {}, 'Messages'), form, results);
+
+  ctx.apps().then(
+    (apps) => {
+      if (apps.length === 0) {
+        form.remove();
+        show(
+          results,
+          empty('This API key may read no apps.', 'Ask for a key with apps, or check the config.'),
+        );
+        return;
+      }
+      const app = filters.app ?? apps[0]?.app;
+      if (!filters.app && apps.length > 1) {
+        // A page is one app's list (the API needs the app); show the first, with the URL saying so.
+        ctx.navigate({ page: 'messages', filters: { ...filters, app } }, { replace: true });
+        return;
+      }
+      buildForm(
+        form,
+        { ...filters, app },
+        apps.map((a) => a.app),
+        ctx,
+      );
+      void load(results, { ...filters, app });
+    },
+    (err: unknown) => show(results, failure(err, 'your apps', 'messages:read')),
+  );
+  return page;
+}
+
+function buildForm(form: HTMLFormElement, filters: MessageFilters, apps: string[], ctx: PageContext): void {
+  const offset = localOffset();
+  const appSelect = h(
+    'select',
+    { id: 'f-app', name: 'app' },
+    ...apps.map((a) => h('option', { value: a, selected: a === filters.app }, a)),
+  );
+  show(
+    form,
+    h('div', { class: 'field' }, h('label', { for: 'f-app' }, 'App'), appSelect),
+    select('status', 'Status', STATUSES, filters.status),
+    input('touser', 'Recipient', 'search', filters.touser ?? '', 'userid'),
+    select('msgtype', 'Type', MSG_TYPES, filters.msgtype),
+    input('since', 'Since', 'datetime-local', rfc3339ToLocalInput(filters.since, offset)),
+    input('until', 'Until', 'datetime-local', rfc3339ToLocalInput(filters.until, offset)),
+    h(
+      'div',
+      { class: 'field actions' },
+      h('button', { type: 'submit' }, 'Apply'),
+      link({ page: 'messages', filters: { app: filters.app } }, 'Clear'),
+    ),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const value = (name: string) => String(data.get(name) ?? '').trim() || undefined;
+    const since = value('since');
+    const until = value('until');
+    ctx.navigate({
+      page: 'messages',
+      filters: {
+        app: value('app'),
+        status: value('status'),
+        touser: value('touser'),
+        msgtype: value('msgtype'),
+        since: since && localInputToRfc3339(since, offset),
+        until: until && localInputToRfc3339(until, offset),
+      },
+    });
+  });
+}
+
+async function load(results: HTMLElement, filters: MessageFilters): Promise<void> {
+  try {
+    const page = await api<{ messages: MessageSummary[]; next_cursor: string | null }>(
+      `/v1/messages${messagesQuery(filters, PAGE_SIZE)}`,
+    );
+    const filtered = Object.entries(filters).some(([k, v]) => k !== 'app' && k !== 'cursor' && v);
+    const now = Date.now();
+    const rows = page.messages.map((m) =>
+      row(
+        [time(m.created_at), h('div', { class: 'muted small' }, relative(m.created_at, now))],
+        [link({ page: 'message', id: m.id }, h('code', {}, m.id))],
+        [m.msgtype],
+        [h('span', { class: 'recipients' }, recipientsOf(m))],
+        [badge(m.status)],
+        [String(m.attempts)],
+      ),
+    );
+    const pager = h(
+      'nav',
+      { class: 'pager', 'aria-label': 'Pages of messages' },
+      filters.cursor
+        ? link({ page: 'messages', filters: { ...filters, cursor: undefined } }, '← Newest')
+        : null,
+      page.next_cursor
+        ? link({ page: 'messages', filters: { ...filters, cursor: page.next_cursor } }, 'Older →')
+        : null,
+    );
+    if (rows.length === 0) {
+      show(
+        results,
+        empty(
+          filtered ? 'No messages match these filters.' : `No messages for ${filters.app} yet.`,
+          page.next_cursor
+            ? 'A filtered page can be empty while older messages still match: follow "Older".'
+            : filtered
+              ? 'Widen the time range or clear a filter.'
+              : 'Messages sent with POST /v1/messages show up here.',
+        ),
+        pager,
+      );
+      return;
+    }
+    show(
+      results,
+      table(['Created', 'Message', 'Type', 'Recipients', 'Status', 'Attempts'], rows, 'messages'),
+      pager,
+    );
+  } catch (err) {
+    show(results, failure(err, 'messages', 'messages:read'));
+  }
+}

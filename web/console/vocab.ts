@@ -1,0 +1,16 @@
+/** The API's vocabularies the filters offer (a unit test keeps them equal to lib/'s). */
+export const STATUSES = ['queued', 'deferred', 'sent', 'failed', 'dead', 'expired', 'recalled'] as const;
+
+export const MSG_TYPES = [
+  'text',
+  'image',
+  'voice',
+  'video',
+  'file',
+  'textcard',
+  'news',
+  'mpnews',
+  'markdown',
+  'miniprogram_notice',
+  'template_card',
+] as const;
