@@ -151,6 +151,7 @@ describeBrowser('simulator inbox on the local stack', () => {
     // Keyboard only: the options and the submit button are reachable and operable without a pointer.
     await options.nth(1).focus();
     await page.keyboard.press('Space');
+    await expect.poll(() => options.nth(1).isChecked()).toBe(true);
     await page.getByTestId('card-submit').focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('card-done').textContent()).toBe('已提交');
