@@ -1,5 +1,10 @@
 import type { ApiKeyConfig } from '#lib/config/index.js';
-import { cardTaskId, toWecomCardUpdateBody, validateCardUpdate } from '#lib/messages/index.js';
+import {
+  type CardUpdate,
+  cardTaskId,
+  toWecomCardUpdateBody,
+  validateCardUpdate,
+} from '#lib/messages/index.js';
 import { type MessageRecord, STATUS } from '#lib/model/index.js';
 import type { CardCodeSource } from '#lib/store/index.js';
 import { WecomApiError } from '#lib/wecom/index.js';
@@ -80,6 +85,14 @@ export async function updateCard(
     );
     try {
       await deps.tokens.withToken(app, (token) => deps.wecom.updateTemplateCard(token, wecomBody));
+      // The timeline shows the update; the card is updated either way, so a failed note is only logged.
+      await deps.messages
+        .noteEvent(id, {
+          at: new Date(now).toISOString(),
+          type: 'card_updated',
+          detail: updateDetail(validated.value),
+        })
+        .catch((err: unknown) => deps.logger.warn('could not note the card update', { err, messageId: id }));
       return { id, status: 'updated' };
     } catch (err) {
       deps.logger.warn('card update failed', { err, messageId: id, source: candidate.source });
@@ -98,4 +111,11 @@ export async function updateCard(
     'response_code_invalid',
     'WeCom no longer accepts the stored response_codes (60140: used or expired); the next button press brings a new one',
   );
+}
+
+/** The timeline's words for an update: the buttons' new text, or a new card of its type. */
+function updateDetail(update: CardUpdate): string {
+  const whom = update.userids ? ` for ${update.userids.length} member(s)` : '';
+  if ('button' in update) return `buttons replaced by “${update.button.replace_name}”${whom}`;
+  return `replaced by a new ${String(update.template_card.card_type ?? 'template')} card${whom}`;
 }

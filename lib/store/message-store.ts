@@ -55,6 +55,11 @@ export interface MessageStore {
    * (an SDK retry of a SendMessage that had succeeded). True for exactly one of them.
    */
   claimCopy(id: string, generation: number): Promise<boolean>;
+  /**
+   * Appends an event that changes no status (a card updated through `POST /v1/messages/{id}/card`) to the record's
+   * timeline. False when there is no such record.
+   */
+  noteEvent(id: string, event: MessageEvent): Promise<boolean>;
 }
 
 /**
@@ -341,6 +346,24 @@ export class DynamoMessageStore implements MessageStore {
     return written !== undefined;
   }
 
+  async noteEvent(id: string, event: MessageEvent): Promise<boolean> {
+    // No status condition: a first delivery's `sent` lives in an item beside the record (putFirstDeliveries).
+    const written = await conditionalWrite(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.message(id),
+          UpdateExpression:
+            'SET #events = list_append(if_not_exists(#events, :empty), :event), #updatedAt = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#events': 'events', '#updatedAt': 'updatedAt' },
+          ExpressionAttributeValues: { ':event': [event], ':empty': [], ':at': event.at },
+        }),
+      ),
+    );
+    return written !== undefined;
+  }
+
   async transition(id: string, c: StatusChange): Promise<boolean> {
     const { update, names, values, fromKeys } = updateFor(c);
     let condition = `attribute_exists(pk) AND #status IN (${fromKeys.join(', ')})`;
@@ -478,7 +501,8 @@ function attemptMarkers(
  * retries or deferrals that were counted, not listed) in its place by time.
  */
 export function recentEvents(r: Pick<MessageRecord, 'events' | 'lastEvent'>): MessageEvent[] {
-  const listed = r.events ?? [];
+  // By time: a first delivery's `sent` is folded in on read (after any event noted since), and sort is stable.
+  const listed = [...(r.events ?? [])].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const last = r.lastEvent;
   if (!last) return listed.slice(-MAX_EVENTS);
   const i = listed.findIndex((e) => e.at > last.at);

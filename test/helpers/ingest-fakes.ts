@@ -1,7 +1,13 @@
 import { expect } from 'vitest';
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
 import { type IngestDeps, IngestError, sha256Hex } from '#lib/ingest/index.js';
-import { applyChange, type MessageRecord, type QueuedMessage, type StatusChange } from '#lib/model/index.js';
+import {
+  applyChange,
+  type MessageEvent,
+  type MessageRecord,
+  type QueuedMessage,
+  type StatusChange,
+} from '#lib/model/index.js';
 import type { UrlGuard } from '#lib/net/index.js';
 import { createLogger, Metrics } from '#lib/observability/index.js';
 import { type MessageQueue, QueueUnavailableError } from '#lib/queue/index.js';
@@ -58,6 +64,12 @@ export class FakeMessageStore implements MessageStore {
   }
   async claimCopy(): Promise<boolean> {
     throw new Error('not used by ingest');
+  }
+  async noteEvent(id: string, event: MessageEvent) {
+    const r = this.records.get(id);
+    if (!r) return false;
+    r.events = [...(r.events ?? []), event];
+    return true;
   }
   async transition(id: string, c: StatusChange) {
     this.calls.push(`transition:${c.to}`);

@@ -5,6 +5,7 @@ import {
   applyChange,
   encodeQueuedMessage,
   type FirstDelivery,
+  type MessageEvent,
   type MessageRecord,
   newRecord,
   type QueuedMessage,
@@ -53,6 +54,12 @@ export class FakeSenderStore implements MessageStore {
       throw new StoreUnavailableError({ cause: new Error('DynamoDB unavailable (batch write)') });
     for (const d of deliveries) this.firstDeliveries.set(d.id, structuredClone(d.delivery));
     return [];
+  }
+  async noteEvent(id: string, event: MessageEvent) {
+    const r = this.records.get(id);
+    if (!r) return false;
+    r.events = [...(r.events ?? []), event];
+    return true;
   }
   async claimCopy(id: string, generation: number) {
     const r = this.records.get(id);

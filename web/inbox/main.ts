@@ -152,11 +152,13 @@ async function draw(): Promise<void> {
   rendered = next;
   // A change elsewhere (another member's message) must not move the nodes of this list: moving a node blurs it, and
   // a member ticking an option from the keyboard would lose the focus between Space and Enter.
-  const unchanged = nodes.length === listEl.children.length && nodes.every((n, i) => listEl.children[i] === n);
+  const unchanged =
+    nodes.length === listEl.children.length && nodes.every((n, i) => listEl.children[i] === n);
   if (unchanged) return;
   const active = document.activeElement;
   listEl.replaceChildren(...nodes);
-  if (active instanceof HTMLElement && active !== document.activeElement && listEl.contains(active)) active.focus();
+  if (active instanceof HTMLElement && active !== document.activeElement && listEl.contains(active))
+    active.focus();
 }
 
 /** Redrawn only when it changed, so a member being chosen from the keyboard keeps the focus and the open list. */

@@ -258,6 +258,27 @@ describe('DynamoMessageStore (dynalite)', () => {
     ]);
   });
 
+  it('notes an event without a status change, also on a first-delivered record, in time order', async () => {
+    const record = messageRecord({ status: 'queued' });
+    await store.create(record);
+    await store.putFirstDeliveries([
+      {
+        id: record.id,
+        delivery: { at: '2026-12-01T08:00:02.000Z', receipt: { msgid: 'M' } },
+        expiresAt: record.expiresAt,
+      },
+    ]);
+    const noted = { at: '2026-12-01T08:00:09.000Z', type: 'card_updated', detail: 'buttons replaced' };
+
+    expect(await store.noteEvent(record.id, noted)).toBe(true);
+    expect(await store.noteEvent('msg_01JNOSUCHRECORD0000000000X', noted)).toBe(false);
+
+    const stored = await store.get(record.id);
+    expect(stored?.status).toBe('sent');
+    // Stored: card_updated; folded in on read, after it: the first delivery's sent, which came first.
+    expect(recentEvents(stored ?? {}).map((e) => e.type)).toEqual(['sent', 'card_updated']);
+  });
+
   it('returns false for a record that does not exist, without creating it', async () => {
     const moved = await store.transition('msg_nobody', changes.fail('now', { code: 'x', message: 'y' }));
 
