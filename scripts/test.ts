@@ -1,12 +1,14 @@
 /**
  * `npm test`: `tsx scripts/test.ts SCRIPT…` runs the given npm scripts one after another, as
- * `npm run a && npm run b && …` would (it stops at the first that fails, with that exit code), then prints how
+ * `npm run a && npm run b && …` would (it stops at the first that fails, with that exit code); `a+b` runs a and b
+ * at the same time (a step that mostly waits, such as the load test's arrival phases, beside one that computes,
+ * such as the docs build), and fails when either does. It then prints how
  * long each took next to the load average (timings on a shared 2-core machine mean little without it) and the
  * ten slowest test files of every vitest run among them, so that both come last, after the load and DynamoDB Local
  * steps. The vitest runs hand their timings over through the file named by WGW_TEST_TIMINGS
  * (test/helpers/slowest-files-reporter.ts).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,22 +22,37 @@ const timingsFile = path.join(dir, 'timings.jsonl');
 const load = () => (loadavg()[0] ?? 0).toFixed(1);
 const steps: { script: string; seconds: number; loadBefore: string; loadAfter: string }[] = [];
 
-let failed: { script: string; code: number } | undefined;
-for (const script of scripts) {
+/** Runs one npm script; resolves with its exit code once it ends, and records its step. */
+function runScript(script: string): Promise<number> {
   const loadBefore = load();
   const started = Date.now();
-  const run = spawnSync('npm', ['run', script], {
-    stdio: 'inherit',
-    env: { ...process.env, [TIMINGS_ENV]: timingsFile },
+  return new Promise((resolve) => {
+    const child = spawn('npm', ['run', script], {
+      stdio: 'inherit',
+      env: { ...process.env, [TIMINGS_ENV]: timingsFile },
+    });
+    child.on('close', (code, signal) => {
+      steps.push({ script, seconds: (Date.now() - started) / 1000, loadBefore, loadAfter: load() });
+      resolve(code ?? (signal === 'SIGINT' ? 130 : 1));
+    });
   });
-  steps.push({ script, seconds: (Date.now() - started) / 1000, loadBefore, loadAfter: load() });
-  if (run.status !== 0) {
-    failed = { script, code: run.status ?? (run.signal === 'SIGINT' ? 130 : 1) };
+}
+
+let failed: { script: string; code: number } | undefined;
+let wall = 0;
+for (const group of scripts) {
+  const started = Date.now();
+  const together = group.split('+');
+  const codes = await Promise.all(together.map(runScript));
+  wall += (Date.now() - started) / 1000;
+  const i = codes.findIndex((c) => c !== 0);
+  if (i >= 0) {
+    failed = { script: together[i] as string, code: codes[i] as number };
     break;
   }
 }
 
-const total = steps.reduce((sum, s) => sum + s.seconds, 0);
+const total = wall;
 const width = Math.max(...steps.map((s) => s.script.length));
 const lines = steps.map(
   (s) =>

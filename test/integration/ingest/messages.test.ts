@@ -250,12 +250,15 @@ describe('POST /v1/messages: every msgtype, recipients, priorities (sender off)'
       const res = await gw.get(`/v1/messages/${accepted.body.id}`);
 
       expect(res.status).toBe(200);
+      const sent = messageBody('text') as { text: unknown };
       expect(res.body).toEqual({
         id: accepted.body.id,
         app: 'ops',
         status: 'queued',
         priority: 'high',
         attempts: 0,
+        // What WeCom is sent: the msgtype and its object, as accepted.
+        body: { msgtype: 'text', text: sent.text },
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         sent_at: null,
