@@ -7,7 +7,7 @@ import {
   screenshot,
   type WatchedPage,
 } from '#test/helpers/browser.js';
-import { startTestGateway, type TestGateway, waitFor } from '#test/helpers/gateway.js';
+import { scaledMinutes, startTestGateway, type TestGateway, waitFor } from '#test/helpers/gateway.js';
 
 const POLL = { timeout: 20_000 };
 
@@ -23,7 +23,7 @@ describeBrowser('a template card between the inbox and the console', () => {
   let id: string;
 
   beforeAll(async () => {
-    [gw, browser] = await Promise.all([startTestGateway(), launchBrowser()]);
+    [gw, browser] = await Promise.all([startTestGateway(scaledMinutes()), launchBrowser()]);
     [member, operator] = await Promise.all([
       openPage(browser, { width: 390, height: 844 }),
       openPage(browser, { width: 1280, height: 900 }),

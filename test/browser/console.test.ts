@@ -9,7 +9,7 @@ import {
   type WatchedPage,
 } from '#test/helpers/browser.js';
 import { deadInQueue, messageStore } from '#test/helpers/dead-letters.js';
-import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
+import { scaledMinutes, startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
 
 /** Pages load over the local stack on a busy 2-core machine: wait for what they show, within bounds. */
 const POLL = { timeout: 20_000 };
@@ -25,6 +25,7 @@ describeBrowser('operator console', () => {
   beforeAll(async () => {
     [gw, browser] = await Promise.all([
       startTestGateway({
+        ...scaledMinutes(),
         apps: ['ops', 'billing'],
         // The test's own key has the default scopes (no admin); this one may use the DLQ of ops.
         extraApiKeys: [

@@ -7,7 +7,14 @@ import {
   screenshot,
   type WatchedPage,
 } from '#test/helpers/browser.js';
-import { type JsonBody, startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
+import {
+  type JsonBody,
+  scaledMinutes,
+  startTestGateway,
+  type TestGateway,
+  text,
+  waitFor,
+} from '#test/helpers/gateway.js';
 import { cardBody } from '#test/helpers/messages-factories.js';
 
 /** Posted before the card's tests run, so their delivery overlaps those. */
@@ -53,7 +60,7 @@ describeBrowser('simulator inbox on the local stack', () => {
   const bobIds: string[] = [];
 
   beforeAll(async () => {
-    [gw, browser] = await Promise.all([startTestGateway(), launchBrowser()]);
+    [gw, browser] = await Promise.all([startTestGateway(scaledMinutes()), launchBrowser()]);
     inbox = gw.stack.simulator?.inboxUrl ?? '';
     phone = await openPage(browser, { width: 390, height: 844 });
     for (const body of BOB_MESSAGES) {

@@ -112,3 +112,21 @@ export const text = (
   text: { content },
   ...extra,
 });
+
+/**
+ * Stack options that run WeCom's minute (and hour) as `minuteMs` in both the gateway and the simulator, so that a
+ * member's messages, paced 60 s ÷ 19 apart on the normal lane, come 210 ms apart with the default 4 s: for tests
+ * about what happens to messages, not about how long WeCom's windows are.
+ */
+export const scaledMinutes = (minuteMs = 4_000) => {
+  const windows = { minuteMs, hourMs: minuteMs * 60, dayMs: 86_400_000 };
+  return {
+    simulator: { latencyMs: 5, windows },
+    runtime: {
+      windows: { ...windows, dayOffsetMs: 0 },
+      slotWaitMs: 1_500,
+      deferJitterSeconds: 0,
+      retry: { baseSeconds: 1, capSeconds: 1 },
+    },
+  };
+};

@@ -3,7 +3,7 @@ import { queueDepth } from '#local/harness/sender.js';
 import { maxInRollingWindow } from '#local/harness/windows.js';
 import type { ReceivedMessage, WecomSimulator } from '#local/wecom-sim/index.js';
 import { cli } from '#test/helpers/cli.js';
-import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
+import { scaledMinutes, startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
 import { storedState } from '#test/helpers/ingest-gateway.js';
 
 /** About 7,000 bytes of CJK log lines in paragraphs: four parts of WeCom's 2,048. */
@@ -19,20 +19,8 @@ const simOf = (g: TestGateway): WecomSimulator => {
   return g.stack.simulator;
 };
 
-/**
- * The parts to one member are paced like any of its messages (3.2 s apart with WeCom's minute); on 4-second
- * "minutes" in both the gateway and the simulator they come 210 ms apart, and the file takes seconds, not minutes.
- */
-const fastWindows = { minuteMs: 4_000, hourMs: 240_000, dayMs: 86_400_000 };
-const fast = {
-  simulator: { latencyMs: 5, windows: fastWindows },
-  runtime: {
-    windows: { ...fastWindows, dayOffsetMs: 0 },
-    slotWaitMs: 1_500,
-    deferJitterSeconds: 0,
-    retry: { baseSeconds: 1, capSeconds: 1 },
-  },
-};
+// The parts to one member are paced like its other messages: on 4-second minutes they come 210 ms apart.
+const fast = scaledMinutes();
 
 describe('long content split into parts, on the local stack', () => {
   let gw: TestGateway;
