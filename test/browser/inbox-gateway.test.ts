@@ -231,7 +231,9 @@ describeBrowser('simulator inbox on the local stack', () => {
     await expect.poll(() => page.getByTestId('reply-result').textContent()).toMatch(/as bob: .*HTTP 200/);
 
     const { body } = await gw.get(`/v1/events?app=ops&since=${since}`);
-    expect(body.events).toEqual([
+    // The card presses of the tests before may fall into the same second.
+    const replies = body.events.filter((e: { event: { kind: string } }) => e.event.kind === 'text');
+    expect(replies).toEqual([
       expect.objectContaining({
         event: expect.objectContaining({ kind: 'text', from: 'bob', content: '收到，马上处理' }),
       }),
