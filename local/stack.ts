@@ -33,7 +33,7 @@ import {
   type RuntimeOptions,
 } from '#lib/runtime/index.js';
 import { buildWebApp } from '#lib/web/build.js';
-import { CONSOLE_APP } from '#lib/web/index.js';
+import { CONSOLE_APP, readOpenApi } from '#lib/web/index.js';
 import { type ApiServer, startApiServer } from './api-server.js';
 import {
   type DynamoEmulator,
@@ -256,8 +256,12 @@ async function startHttpApi(
   const ingestDeps = await createIngestDeps(runtime);
   cleanups.push(() => ingestDeps.close());
   const callbackDeps = await createCallbackDeps(runtime);
-  // In AWS the console is embedded in the ingest bundle at synth; here it is built from web/ at every start.
-  const ingest = wrapIngestHandler(ingestDeps, { console: await buildWebApp(CONSOLE_APP) });
+  // In AWS the console and the OpenAPI document are embedded in the ingest bundle at synth; here the console is built
+  // from web/ at every start.
+  const ingest = wrapIngestHandler(ingestDeps, {
+    console: await buildWebApp(CONSOLE_APP),
+    openapi: readOpenApi(),
+  });
   const callback = wrapCallbackHandler(callbackDeps);
   const handlers: Record<(typeof ROUTES)[number]['functionId'], HttpHandler> = {
     ingest: (event, context) => ingest(event, context) as Promise<APIGatewayProxyResultV2>,

@@ -37,13 +37,9 @@ import {
 import { getDeadLetter, listDlq, redriveDeadLetter } from '#lib/ops/dlq-api.js';
 import { hookNameOf, type Route, routeOf } from '#lib/resources/index.js';
 import { serveWebApp, type WebApp } from '#lib/web/index.js';
-// Generated from the validator's schemas by `npm run openapi`; a test keeps it current (scripts/openapi.ts).
-import openapi from '../../docs/openapi.json' with { type: 'json' };
 
 /** API Gateway's own limit is 10 MB; the gateway's is 1 MB (a WeCom message is far smaller). */
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-let openapiBody: string | undefined;
 
 /** The event after the middleware chain: `principal` is the authenticated API key. */
 export type IngestEvent = HttpEvent & { principal?: ApiKeyConfig };
@@ -56,9 +52,15 @@ type Operation<R extends IngestRoute> = (
   web: WebApps,
 ) => Promise<HttpResponse>;
 
-/** The browser apps the function serves (lib/resources `WEB_ROUTES`); absent ones answer 404. */
+/** What the function serves besides the API: absent ones answer 404. */
 export interface WebApps {
+  /** The operator console (lib/resources `WEB_ROUTES`). */
   console?: WebApp;
+  /**
+   * The OpenAPI document as JSON text (docs/openapi.json, generated from the validator's schemas by `npm run openapi`;
+   * a test keeps it current).
+   */
+  openapi?: string;
 }
 
 /** The exact bytes of a `raw` route's body: from the rawBody middleware, or decoded here for a bare handler. */
@@ -112,9 +114,11 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
   unknownRoute: async (_deps, event) => {
     throw new RouteNotFoundError(`${event.requestContext.http.method} ${event.rawPath}`);
   },
-  openapi: async () => {
-    openapiBody ??= JSON.stringify(openapi);
-    return { ...json(200, null, { 'cache-control': 'public, max-age=300' }), body: openapiBody };
+  openapi: async (_deps, event, _apiKey, web) => {
+    const body = web.openapi;
+    if (body === undefined)
+      throw new RouteNotFoundError(`${event.requestContext.http.method} ${event.rawPath}`);
+    return { ...json(200, null, { 'cache-control': 'public, max-age=300' }), body };
   },
   // 202 when queued, 200 when ignored (nothing to send, e.g. GitHub's ping): both 2xx, so vendors do not retry.
   receiveHook: async (deps, event) => {

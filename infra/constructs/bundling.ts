@@ -5,6 +5,7 @@ import type { BuildOptions } from 'esbuild';
 import { FUNCTIONS, type FunctionId } from '#lib/resources/index.js';
 import { CONSOLE_APP, EMBEDDED_CONSOLE, packWebApp } from '#lib/web/apps.js';
 import { buildWebAppSync } from '#lib/web/build.js';
+import { EMBEDDED_OPENAPI, packDocument, readOpenApi } from '#lib/web/documents.js';
 
 /** Repository root: `projectRoot`, `depsLockFilePath` and every `FUNCTIONS[id].entry` are relative to it. */
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -70,22 +71,26 @@ export const HOUSE_BUNDLING = {
 } satisfies BundlingOptions;
 
 /**
- * esbuild `define`s of a function's bundle: ingest serves the operator console, so its files (built from web/ right
- * here, once per synth) travel into the bundle as a JSON string (lib/web `packWebApp`).
+ * esbuild `define`s of a function's bundle: ingest serves the operator console and the OpenAPI document, so the
+ * console's files (built from web/ right here, once per synth) and the document travel into the bundle as strings
+ * (lib/web `packWebApp`, `packDocument`): a string literal costs V8 next to nothing to compile at cold start.
  */
 export function definesFor(id: FunctionId): Record<string, string> {
   if (id !== 'ingest') return {};
-  consoleDefine ??= JSON.stringify(packWebApp(buildWebAppSync(CONSOLE_APP)));
+  ingestDefines ??= {
+    [EMBEDDED_CONSOLE]: JSON.stringify(packWebApp(buildWebAppSync(CONSOLE_APP))),
+    [EMBEDDED_OPENAPI]: JSON.stringify(packDocument(readOpenApi())),
+  };
   // CDK passes each define as one command-line argument, which Linux caps at 128 KiB (MAX_ARG_STRLEN).
-  if (consoleDefine.length > MAX_DEFINE_CHARS) {
-    throw new Error(
-      `the console is ${consoleDefine.length} characters as a define, over ${MAX_DEFINE_CHARS}`,
-    );
+  for (const [name, value] of Object.entries(ingestDefines)) {
+    if (value.length > MAX_DEFINE_CHARS) {
+      throw new Error(`${name} is ${value.length} characters as a define, over ${MAX_DEFINE_CHARS}`);
+    }
   }
-  return { [EMBEDDED_CONSOLE]: consoleDefine };
+  return ingestDefines;
 }
 
-let consoleDefine: string | undefined;
+let ingestDefines: Record<string, string> | undefined;
 const MAX_DEFINE_CHARS = 120 * 1024;
 
 /** The bundling options of one function: {@link HOUSE_BUNDLING} plus its defines. */

@@ -1,7 +1,8 @@
+import { gunzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import type { FunctionId } from '#lib/resources/index.js';
-import { unpackWebApp } from '#lib/web/index.js';
+import { EMBEDDED_CONSOLE, EMBEDDED_OPENAPI, readOpenApi, unpackWebApp } from '#lib/web/index.js';
 import { definesFor, esbuildOptionsFor, HOUSE_BUNDLING } from '../../infra/constructs/bundling.js';
 
 /** A function's bundle as CDK builds it, in memory. */
@@ -51,7 +52,7 @@ describe('function bundles', () => {
   }, 60_000);
 
   it('embeds the operator console in ingest, and in no other function', async () => {
-    const [define] = Object.values(definesFor('ingest'));
+    const define = definesFor('ingest')[EMBEDDED_CONSOLE];
     const packed = JSON.parse(define ?? '""') as string;
     const app = unpackWebApp(packed);
     const script = app.assets.find((a) => /^assets\/main-\w+\.js$/.test(a.path));
@@ -64,6 +65,17 @@ describe('function bundles', () => {
     expect(Buffer.from(script?.base64 ?? '', 'base64').toString()).toContain('API key');
     expect(ingest.js).toContain('/console');
     expect(definesFor('sender')).toEqual({});
+  }, 60_000);
+
+  it('embeds the OpenAPI document in ingest as one packed string, not as an object literal to compile', async () => {
+    const packed = JSON.parse(definesFor('ingest')[EMBEDDED_OPENAPI] ?? '""') as string;
+    const text = gunzipSync(Buffer.from(packed, 'base64')).toString('utf8');
+    expect(text).toBe(readOpenApi());
+    expect(JSON.parse(text)).toMatchObject({ openapi: '3.1.0' });
+    const ingest = await bundle('ingest');
+    expect(ingest.js).toContain(packed.slice(0, 200));
+    expect(ingest.inputs.filter((p) => p.endsWith('openapi.json'))).toEqual([]);
+    expect(ingest.js).not.toContain('"3.1.0"');
   }, 60_000);
 
   it('keep the external list to credential sources Lambda never reaches and the Milo parser', () => {
