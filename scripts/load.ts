@@ -10,7 +10,8 @@
  * Prints artillery's own summary, the reconciliation and end-to-end latency percentiles; writes a JSON report and an
  * SVG latency chart (load/results/latest.*). Exits 1 on any lost, duplicated or unexpected delivery, a replay that
  * got another id, or a failed artillery run; 0 otherwise. `--skip-if-unavailable`: exit 0 with a notice when
- * artillery cannot be installed (no registry) — what `npm test` uses.
+ * artillery cannot be installed (no registry) — what `npm test` uses. `--install-only`: install artillery into
+ * load/node_modules (when it is not there yet) and stop, so that `npm test` can do it while its other steps run.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -48,6 +49,7 @@ const { values: args } = parseArgs({
     settle: { type: 'string', default: '60' },
     out: { type: 'string' },
     'skip-if-unavailable': { type: 'boolean', default: false },
+    'install-only': { type: 'boolean', default: false },
   },
 });
 
@@ -85,6 +87,7 @@ async function main(): Promise<number> {
     }
     throw err;
   }
+  if (args['install-only']) return 0;
 
   const outDir = resolve(args.out ?? join(LOAD_DIR, 'results'));
   await mkdir(outDir, { recursive: true });

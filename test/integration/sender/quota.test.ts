@@ -221,12 +221,13 @@ describe('quota under the strict readings (rolling windows, case-folded ids)', (
     await delivered(sim, 'oncall', 91);
     const oncall = sim.inbox('oncall');
     const at = (content: string) => oncall.find((m) => contents([m])[0] === content)?.receivedAt as number;
-    // The team had it before oncall did (a gateway that held the whole message for oncall's slot would deliver it
-    // to everyone in one send, at that slot); oncall got it in its turn, after the pages that were in line before
-    // it. (Not compared with oncall's pages: on a loaded machine, reserving 101 members' slots can take longer than
-    // the 19 s of pages ahead of the fan-out.)
+    // The team had it no later than oncall did, and oncall got it in its turn, after the pages that were in line
+    // before it. (Not compared with oncall's pages: on a loaded machine, reserving 101 members' slots can take longer
+    // than the 19 s of pages ahead of the fan-out, and then the team's last part and oncall's go out in the same
+    // millisecond. A gateway that held the whole message for oncall's slot is caught by the parts below: it would
+    // send everyone in one part.)
     const teamGotIt = Math.max(...team.map((m) => sim.inbox(m)[0]?.receivedAt ?? Number.POSITIVE_INFINITY));
-    expect(teamGotIt).toBeLessThan(at('all hands'));
+    expect(teamGotIt).toBeLessThanOrEqual(at('all hands'));
     expect(at('all hands')).toBeGreaterThan(at('page 80'));
     expect(sim.drops()).toEqual([]);
     // Oncall's part is its own and goes last; the team goes before it, in one part, or in more when reserving its
