@@ -232,6 +232,9 @@ const AppSchema = v.strictObject({
 
 const APP_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** What an API key may do; each route names the one it needs (lib/resources `ROUTES`). */
+export const API_KEY_SCOPES = ['messages:write', 'messages:read', 'messages:recall', 'admin'] as const;
+
 const ApiKeySchema = v.strictObject({
   name: nonEmpty('name'),
   sha256: v.pipe(
@@ -240,7 +243,7 @@ const ApiKeySchema = v.strictObject({
   ),
   apps: v.pipe(v.array(nonEmpty('app name')), v.minLength(1, 'must list at least one app')),
   // `admin` (the DLQ over HTTP) only when listed: the default is what a sending or reading client needs.
-  scopes: v.optional(v.array(v.picklist(['messages:write', 'messages:read', 'messages:recall', 'admin'])), [
+  scopes: v.optional(v.array(v.picklist(API_KEY_SCOPES)), [
     'messages:write',
     'messages:read',
     'messages:recall',

@@ -122,14 +122,18 @@ export interface LaneDepthView {
 }
 
 /**
- * GET /v1/apps: the apps the key may use, each with its state (one read per app), and for a key with the `admin`
- * scope the lanes' depths. Only for admins: the lanes are shared by every app, so their depth tells of other apps'
- * traffic.
+ * GET /v1/apps: the key itself (its name and scopes, so a client such as the console offers only the actions it may
+ * take), the apps it may use, each with its state (one read per app), and for a key with the `admin` scope the
+ * lanes' depths. Only for admins: the lanes are shared by every app, so their depth tells of other apps' traffic.
  */
 export async function listApps(
   deps: IngestDeps,
   apiKey: ApiKeyConfig,
-): Promise<{ apps: { app: string; state: AppState }[]; queues?: LaneDepthView[] }> {
+): Promise<{
+  key: { name: string; scopes: readonly string[] };
+  apps: { app: string; state: AppState }[];
+  queues?: LaneDepthView[];
+}> {
   const now = (deps.now ?? Date.now)();
   const names = apiKey.apps.filter((a) => deps.config.apps[a] !== undefined);
   const admin = apiKey.scopes.includes('admin') && deps.queueDepths !== undefined;
@@ -138,6 +142,7 @@ export async function listApps(
     admin ? deps.queueDepths?.depths() : undefined,
   ]);
   return {
+    key: { name: apiKey.name, scopes: apiKey.scopes },
     apps: names.map((app, i) => ({ app, state: stateOf(pauses[i], now) })),
     ...(depths
       ? {

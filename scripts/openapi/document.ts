@@ -10,6 +10,7 @@
 import { type JsonSchema, type OverrideActionContext, toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { MAX_BODY_BYTES } from '#functions/ingest/app.js';
+import { API_KEY_SCOPES } from '#lib/config/index.js';
 import type { AppState } from '#lib/ingest/apps.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '#lib/ingest/list-query.js';
 import { MAX_REACH_IDS } from '#lib/ingest/reach.js';
@@ -413,6 +414,15 @@ const RESPONSES: Record<string, Json> = {
   AppList: {
     type: 'object',
     properties: {
+      key: {
+        type: 'object',
+        description: 'The API key of the request: its name in the config and the scopes it holds',
+        properties: {
+          name: { type: 'string' },
+          scopes: { type: 'array', items: { enum: [...API_KEY_SCOPES] } },
+        },
+        required: ['name', 'scopes'],
+      },
       apps: {
         type: 'array',
         items: {
@@ -439,7 +449,7 @@ const RESPONSES: Record<string, Json> = {
         },
       },
     },
-    required: ['apps'],
+    required: ['key', 'apps'],
   },
   Reach: {
     type: 'object',

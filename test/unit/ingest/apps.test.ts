@@ -91,10 +91,15 @@ describe('GET /v1/apps/{app}', () => {
     expect((await ingestError(getAppState(f.deps, opsApiKey(), 'nope'))).code).toBe('not_found');
   });
 
-  it('lists the apps the key may use with their state', async () => {
+  it('lists the apps the key may use with their state, and the key with its scopes', async () => {
     const f = withPause({ kind: 'rate_limited', untilMs: NOW + 1, sinceMs: NOW, level: 0, reason: '45009' });
+    const key = opsApiKey();
 
-    expect(await listApps(f.deps, opsApiKey())).toEqual({ apps: [{ app: 'ops', state: 'paused' }] });
+    expect(await listApps(f.deps, key)).toEqual({
+      key: { name: key.name, scopes: key.scopes },
+      apps: [{ app: 'ops', state: 'paused' }],
+    });
+    expect(JSON.stringify(await listApps(f.deps, key))).not.toContain(key.sha256);
   });
 
   it("adds the lanes' depths for an admin key only: the lanes are shared by every app", async () => {
