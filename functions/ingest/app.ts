@@ -106,7 +106,9 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
     json(200, listTemplates(deps, apiKey, event.queryStringParameters ?? {})),
   health: async () => json(200, { status: 'ok' }),
   console: async (_deps, event, _apiKey, web) => {
-    const answer = web.console && serveWebApp(web.console, event.rawPath);
+    const answer =
+      web.console &&
+      serveWebApp(web.console, event.rawPath, { acceptEncoding: event.headers['accept-encoding'] });
     if (!answer) throw new RouteNotFoundError(`${event.requestContext.http.method} ${event.rawPath}`);
     // Binary-safe for every asset type; API Gateway decodes it (payload format 2.0).
     return { ...answer, body: answer.body.toString('base64'), isBase64Encoded: true };

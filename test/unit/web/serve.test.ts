@@ -1,6 +1,8 @@
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import type { WebApp } from '#lib/web/assets.js';
 import { buildWebApp } from '#lib/web/build.js';
-import { STRICT_CSP, serveWebApp } from '#lib/web/serve.js';
+import { acceptsGzip, STRICT_CSP, serveWebApp } from '#lib/web/serve.js';
 
 describe('a built web app, served', async () => {
   const app = await buildWebApp({ entry: 'test/fixtures/web/main.ts', basePath: '/console', title: 'T <&>' });
@@ -16,14 +18,52 @@ describe('a built web app, served', async () => {
     expect(html).toContain('<title>T &#60;&#38;&#62;</title>');
   });
 
-  it('caches hashed assets for a year and revalidates index.html', () => {
-    expect(index?.headers['cache-control']).toBe('no-cache');
+  it('caches hashed assets for a year and never index.html', () => {
+    expect(index?.headers['cache-control']).toBe('no-store');
     const js = serveWebApp(app, script ?? '');
     expect(js?.statusCode).toBe(200);
     expect(js?.headers['content-type']).toMatch(/^text\/javascript/);
     expect(js?.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(js?.body.toString()).toContain('fixture app');
     expect(serveWebApp(app, style ?? '')?.body.toString()).toContain('#123456');
+  });
+
+  it('gzips what is worth it for a client that accepts gzip, and only then', () => {
+    const big: WebApp = {
+      basePath: '/console',
+      assets: [
+        {
+          path: 'assets/big-1.js',
+          contentType: 'text/javascript; charset=utf-8',
+          base64: Buffer.from('console.log("a line of the app");\n'.repeat(200)).toString('base64'),
+          immutable: true,
+        },
+      ],
+    };
+    const path = '/console/assets/big-1.js';
+    const plain = serveWebApp(big, path);
+    const zipped = serveWebApp(big, path, { acceptEncoding: 'br;q=1, gzip;q=0.8' });
+    expect(zipped?.headers['content-encoding']).toBe('gzip');
+    expect(zipped?.headers.vary).toBe('accept-encoding');
+    expect(gunzipSync(zipped?.body ?? Buffer.alloc(0)).equals(plain?.body ?? Buffer.alloc(1))).toBe(true);
+    expect(zipped?.body.length).toBeLessThan((plain?.body.length ?? 0) / 10);
+    expect(plain?.headers['content-encoding']).toBeUndefined();
+    expect(serveWebApp(big, path, { acceptEncoding: 'gzip;q=0, br' })?.headers['content-encoding']).toBe(
+      undefined,
+    );
+    // The fixture app's script is a few bytes: not worth a gzip frame.
+    expect(serveWebApp(app, script ?? '', { acceptEncoding: 'gzip' })?.headers['content-encoding']).toBe(
+      undefined,
+    );
+  });
+
+  it('tells which encodings a client takes', () => {
+    expect(acceptsGzip('gzip, deflate, br')).toBe(true);
+    expect(acceptsGzip('*')).toBe(true);
+    expect(acceptsGzip('GZIP;Q=0.5')).toBe(true);
+    expect(acceptsGzip('gzip;q=0')).toBe(false);
+    expect(acceptsGzip('br')).toBe(false);
+    expect(acceptsGzip(undefined)).toBe(false);
   });
 
   it('sends the strict CSP, nosniff and no-referrer on every answer', () => {
