@@ -113,8 +113,11 @@ export async function updateCard(
   );
 }
 
-/** The timeline's words for an update: the buttons' new text, or a new card of its type. */
-function updateDetail(update: CardUpdate): string {
+/**
+ * The timeline's words for an update: the buttons' new text, or a new card of its type. The console reads the first
+ * back (web/console/format.ts `cardUpdateOf`).
+ */
+export function updateDetail(update: CardUpdate): string {
   const whom = update.userids ? ` for ${update.userids.length} member(s)` : '';
   if ('button' in update) return `buttons replaced by “${update.button.replace_name}”${whom}`;
   return `replaced by a new ${String(update.template_card.card_type ?? 'template')} card${whom}`;

@@ -62,3 +62,17 @@ export function statusTone(status: string): 'good' | 'busy' | 'bad' | 'muted' {
   if (status === 'recalled' || status === 'expired') return 'muted';
   return 'bad';
 }
+
+/**
+ * The card as the member now sees it, from the newest `card_updated` event of the timeline: its buttons replaced by
+ * a text (lib/ingest/card.ts writes `buttons replaced by “…”`), or a new card that the gateway does not keep.
+ */
+export function cardUpdateOf(events: { type: string; detail?: string }[]): {
+  replaced?: boolean;
+  replaceName?: string;
+} {
+  const last = events.findLast((e) => e.type === 'card_updated');
+  if (!last) return {};
+  const name = /^buttons replaced by “(.*)”/.exec(last.detail ?? '')?.[1];
+  return name !== undefined ? { replaceName: name } : { replaced: true };
+}

@@ -5,14 +5,14 @@
 import './main.css';
 import { h } from '../shared/dom.js';
 import { whenUnauthorized } from './api.js';
-import { forgetApps, keyApps, type PageContext } from './context.js';
+import { forgetApps, keyApps, keyInfo, type PageContext } from './context.js';
 import { renderApps } from './pages/apps.js';
 import { renderDlq } from './pages/dlq.js';
 import { renderEvents } from './pages/events.js';
 import { renderMessagePage } from './pages/message.js';
 import { renderMessages } from './pages/messages.js';
 import { renderSignIn } from './pages/signin.js';
-import { hrefOf, parseRoute, type Route } from './routes.js';
+import { hrefOf, type MessageFilters, parseRoute, type Route } from './routes.js';
 import { apiKey, signOut } from './session.js';
 import { basePath, link } from './ui.js';
 
@@ -43,7 +43,14 @@ const context: PageContext = {
     render();
   },
   apps: keyApps,
+  key: keyInfo,
+  lastMessages: () => lastMessages,
+  rememberMessages(filters) {
+    lastMessages = filters;
+  },
 };
+
+let lastMessages: MessageFilters = {};
 
 function currentRoute(): Route {
   return parseRoute(basePath(), location.pathname, location.search);
@@ -69,9 +76,18 @@ function render(): void {
   out.addEventListener('click', () => {
     signOut();
     forgetApps();
+    lastMessages = {};
     render();
   });
-  account.replaceChildren(out);
+  const who = h('span', { class: 'muted small key-name', 'data-testid': 'key-name' });
+  keyInfo().then(
+    (key) => {
+      who.textContent = `key ${key.name}`;
+      who.title = `scopes: ${key.scopes.join(', ')}`;
+    },
+    () => {},
+  );
+  account.replaceChildren(who, out);
   main.replaceChildren(pageOf(route));
 }
 

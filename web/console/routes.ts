@@ -99,10 +99,14 @@ export function localInputToRfc3339(value: string, offsetMinutes: number): strin
   return `${m[1]}T${m[2]}:${m[3] ?? '00'}${offsetMinutes === 0 ? 'Z' : `${sign}${hh}:${mm}`}`;
 }
 
-/** The inverse for the input field: an RFC 3339 time shown in local time (`datetime-local`), or '' if unreadable. */
+/**
+ * The inverse for the input field: an RFC 3339 time shown in local time (`datetime-local`), with its seconds when it
+ * has any, or '' if unreadable.
+ */
 export function rfc3339ToLocalInput(text: string | undefined, offsetMinutes: number): string {
   if (!text) return '';
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) return '';
-  return new Date(ms + offsetMinutes * 60_000).toISOString().slice(0, 16);
+  const local = new Date(ms + offsetMinutes * 60_000).toISOString();
+  return local.slice(17, 19) === '00' ? local.slice(0, 16) : local.slice(0, 19);
 }

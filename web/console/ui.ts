@@ -6,11 +6,20 @@ import { hrefOf, type Route } from './routes.js';
 
 export const basePath = (): string => document.body.dataset.basePath ?? '/console';
 
-/** Minutes east of UTC: the browser's zone, in which times are shown and entered. */
-export const localOffset = (): number => -new Date().getTimezoneOffset();
+/**
+ * Minutes east of UTC of the browser's zone, in which times are shown and entered, at an instant (ms): the offset
+ * of that day, not today's, so a time across a daylight-saving change is not an hour off.
+ */
+export const offsetAt = (ms: number): number =>
+  Number.isNaN(ms) ? -new Date().getTimezoneOffset() : -new Date(ms).getTimezoneOffset();
+
+/** The same for a `datetime-local` value (`2026-12-01T08:30:05`), which the browser reads as local time. */
+export const offsetAtLocal = (value: string): number => offsetAt(new Date(value).getTime());
 
 export const time = (iso: string | null | undefined): HTMLElement =>
-  iso ? h('time', { datetime: iso, title: iso }, timestamp(iso, localOffset())) : h('span', {}, '—');
+  iso
+    ? h('time', { datetime: iso, title: iso }, timestamp(iso, offsetAt(Date.parse(iso))))
+    : h('span', {}, '—');
 
 /** An in-app link: a real href (open in a new tab, copy), followed without a reload (see main.ts). */
 export const link = (route: Route, ...children: Child[]): HTMLAnchorElement =>

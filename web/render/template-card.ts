@@ -160,12 +160,17 @@ function jumpList(card: Json): Child[] {
   ];
 }
 
+/** Radio groups are page-wide by name: each card's questions get names of their own. */
+let cardsDrawn = 0;
+
 /** The card's interactive parts and what pressing them sends. */
 class Controls {
   readonly #card: Json;
   readonly #options: RenderOptions;
   readonly #choices = new Map<string, () => string[]>();
   readonly #all: (HTMLButtonElement | HTMLSelectElement | HTMLInputElement)[] = [];
+
+  readonly #group = `card-${++cardsDrawn}`;
 
   constructor(card: Json, options: RenderOptions) {
     this.#card = card;
@@ -342,7 +347,7 @@ class Controls {
       ...list(checkbox.option_list).map((o) => {
         const input = h('input', {
           type: multi ? 'checkbox' : 'radio',
-          name: `q-${key}`,
+          name: `${this.#group}-q-${key}`,
           value: str(o.id),
           checked: chosen ? chosen.includes(str(o.id)) : o.is_checked === true,
           'data-testid': 'card-option',

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { updateDetail } from '#lib/ingest/card.js';
 import { MSG_TYPE_NAMES } from '#lib/messages/limits.js';
 import { STATUS } from '#lib/model/index.js';
 import {
+  cardUpdateOf,
   duration,
   errcodeMeaning,
   gauge,
@@ -13,6 +15,22 @@ import {
 import { MSG_TYPES, STATUSES } from '../../../web/console/vocab.js';
 
 describe('console formatting', () => {
+  it("reads a card's current state back from the timeline the gateway writes", () => {
+    const replacedBy = (name: string) => updateDetail({ button: { replace_name: name } });
+    expect(cardUpdateOf([{ type: 'sent' }])).toEqual({});
+    expect(
+      cardUpdateOf([
+        { type: 'card_updated', detail: replacedBy('先处理') },
+        { type: 'card_updated', detail: replacedBy('已处理') },
+      ]),
+    ).toEqual({ replaceName: '已处理' });
+    expect(
+      cardUpdateOf([
+        { type: 'card_updated', detail: updateDetail({ template_card: { card_type: 'text_notice' } }) },
+      ]),
+    ).toEqual({ replaced: true });
+  });
+
   it('writes durations as an operator reads them', () => {
     expect([0, 42, 300, 3600, 12_000, 90_000, 86_400].map(duration)).toEqual([
       '0 s',

@@ -9,11 +9,18 @@ import { recipientsOf } from './messages.js';
 /** How many apps the feed reads at once, and how much of each: one page of GET /v1/messages per app. */
 const MAX_APPS = 10;
 const PER_APP = 20;
+const EVENTS_PER_APP = 100;
 const REFRESH_MS = 15_000;
 
 interface FeedItem {
   at: string;
   node: HTMLTableRowElement;
+}
+
+interface Feed {
+  items: FeedItem[];
+  /** The app's WeCom events could not be read: why (the messages still show). */
+  eventsError?: string;
 }
 
 /**
@@ -43,11 +50,35 @@ export function renderEvents(only: string | undefined, ctx: PageContext): HTMLEl
         show(results, empty('This API key may read no apps.'));
         return;
       }
-      const items = (await Promise.all(apps.slice(0, MAX_APPS).map(feedOf))).flat();
+      const feeds = await Promise.all(apps.slice(0, MAX_APPS).map(feedOf));
+      const items = feeds.flatMap((f) => f.items);
       items.sort((a, b) => b.at.localeCompare(a.at));
-      stamp.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every ${REFRESH_MS / 1000} s.`;
+      stamp.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every ${REFRESH_MS / 1000} s. Per app: its ${PER_APP} latest messages and up to ${EVENTS_PER_APP} WeCom events.`;
+      const notes = [
+        apps.length > MAX_APPS
+          ? h(
+              'p',
+              { class: 'callout callout-warn', 'data-testid': 'events-partial' },
+              `Showing the first ${MAX_APPS} of your ${apps.length} apps. Pick one: `,
+              ...apps.flatMap((a, i) => [i ? ', ' : '', link({ page: 'events', app: a }, a)]),
+              '.',
+            )
+          : null,
+        ...feeds.flatMap((f, i) =>
+          f.eventsError
+            ? [
+                h(
+                  'p',
+                  { class: 'callout callout-warn', 'data-testid': 'events-error' },
+                  `WeCom events of ${apps[i]} could not be read (${f.eventsError}); its messages are shown.`,
+                ),
+              ]
+            : [],
+        ),
+      ];
       show(
         results,
+        ...notes,
         items.length
           ? table(
               ['When', 'App', 'What', 'Detail', 'Status'],
@@ -69,7 +100,7 @@ export function renderEvents(only: string | undefined, ctx: PageContext): HTMLEl
   return page;
 }
 
-async function feedOf(app: string): Promise<FeedItem[]> {
+async function feedOf(app: string): Promise<Feed> {
   const now = Date.now();
   const since = new Date(now - 3600_000).toISOString();
   const [messages, events] = await Promise.all([
@@ -81,9 +112,9 @@ async function feedOf(app: string): Promise<FeedItem[]> {
         message_id: string | null;
         event: Record<string, unknown>;
       }[];
-    }>(`/v1/events?app=${encodeURIComponent(app)}&since=${encodeURIComponent(since)}&limit=100`).catch(
-      () => ({ events: [] }),
-    ),
+    }>(
+      `/v1/events?app=${encodeURIComponent(app)}&since=${encodeURIComponent(since)}&limit=${EVENTS_PER_APP}`,
+    ).catch((err: unknown) => ({ events: [], error: err instanceof Error ? err.message : String(err) })),
   ]);
   const fromMessages = messages.messages.map(
     (m): FeedItem => ({
@@ -113,5 +144,8 @@ async function feedOf(app: string): Promise<FeedItem[]> {
       ),
     }),
   );
-  return [...fromMessages, ...fromWecom];
+  return {
+    items: [...fromMessages, ...fromWecom],
+    ...('error' in events ? { eventsError: events.error } : {}),
+  };
 }

@@ -1,7 +1,7 @@
 import { type Child, h, safeHref } from '../../shared/dom.js';
 import { ApiError, api } from '../api.js';
-import type { PageContext } from '../context.js';
-import { errcodeMeaning, userList } from '../format.js';
+import type { KeyInfo, PageContext } from '../context.js';
+import { cardUpdateOf, errcodeMeaning, userList } from '../format.js';
 import { preview } from '../preview.js';
 import {
   badge,
@@ -71,24 +71,25 @@ const RECEIPT_WARNINGS: [string, string][] = [
 ];
 
 /** GET /v1/messages/{id}, its webhook deliveries, a preview and the actions the key may take. */
-export function renderMessagePage(id: string, _ctx: PageContext): HTMLElement {
+export function renderMessagePage(id: string, ctx: PageContext): HTMLElement {
   const body = h('div', {}, loading('the message'));
   const page = h(
     'div',
     { class: 'page' },
-    h('p', { class: 'crumbs' }, link({ page: 'messages', filters: {} }, '← Messages')),
+    h('p', { class: 'crumbs' }, link({ page: 'messages', filters: ctx.lastMessages() }, '← Messages')),
     h('h1', {}, 'Message ', h('code', { class: 'break' }, id)),
     body,
   );
-  const reload = () => void load(id, body, reload);
+  const reload = () => void load(id, body, reload, ctx);
   reload();
   return page;
 }
 
-async function load(id: string, out: HTMLElement, reload: () => void): Promise<void> {
+async function load(id: string, out: HTMLElement, reload: () => void, ctx: PageContext): Promise<void> {
   let m: MessageStatus;
+  let key: KeyInfo;
   try {
-    m = await api<MessageStatus>(`/v1/messages/${encodeURIComponent(id)}`);
+    [m, key] = await Promise.all([api<MessageStatus>(`/v1/messages/${encodeURIComponent(id)}`), ctx.key()]);
   } catch (err) {
     show(out, failure(err, 'the message', 'messages:read'));
     return;
@@ -100,14 +101,14 @@ async function load(id: string, out: HTMLElement, reload: () => void): Promise<v
     h(
       'div',
       { class: 'detail' },
-      h('div', { class: 'detail-col' }, summary(m), receipt(m), actions(m, reload), timeline(m)),
+      h('div', { class: 'detail-col' }, summary(m), receipt(m), actions(m, key, reload), timeline(m)),
       h(
         'div',
         { class: 'detail-col' },
         section(
           'Preview',
           m.body
-            ? preview(m.body, m.status)
+            ? preview(m.body, { recalled: m.status === 'recalled', ...cardUpdateOf(m.events) })
             : empty('This gateway does not return the message body.', 'Update the gateway to see a preview.'),
         ),
         wecomEvents(m),
@@ -298,8 +299,18 @@ const targetText = (target: string): HTMLElement => {
   return h('span', { class: 'break' }, href ? new URL(href).host + new URL(href).pathname : target);
 };
 
-/** Recall (sent messages), card update (sent template cards), redrive (dead ones); the API decides the scope. */
-function actions(m: MessageStatus, reload: () => void): HTMLElement {
+/** WeCom recalls a message only within 24 hours of its sending (errcode 42052 after). */
+const RECALL_WINDOW_MS = 24 * 3600_000;
+
+/** Card types whose send gives a response_code, the one thing `update_template_card` takes. */
+const UPDATABLE_CARDS = ['button_interaction', 'vote_interaction', 'multiple_interaction'];
+
+/**
+ * Recall (sent messages, within WeCom's window), card update (sent interaction cards), redrive (dead ones): only
+ * those the key's scopes allow, each with the reason when it does not apply.
+ */
+function actions(m: MessageStatus, key: KeyInfo, reload: () => void): HTMLElement {
+  const may = (scope: string) => key.scopes.includes(scope);
   const result = h('p', { class: 'action-result', role: 'status', 'aria-live': 'polite' });
   const run = async (b: HTMLButtonElement, label: string, call: () => Promise<unknown>, scope: string) => {
     b.disabled = true;
@@ -317,7 +328,13 @@ function actions(m: MessageStatus, reload: () => void): HTMLElement {
     }
   };
   const controls: Child[] = [];
-  if (m.status === 'sent') {
+  const notes: Child[] = [];
+  const sentAt = m.sent_at ? Date.parse(m.sent_at) : Number.NaN;
+  if (m.status === 'sent' && may('messages:recall') && Date.now() - sentAt >= RECALL_WINDOW_MS) {
+    notes.push(
+      h('p', { class: 'muted' }, 'Recall is no longer possible: WeCom recalls within 24 hours of sending.'),
+    );
+  } else if (m.status === 'sent' && may('messages:recall')) {
     controls.push(
       button(
         'Recall',
@@ -334,7 +351,8 @@ function actions(m: MessageStatus, reload: () => void): HTMLElement {
       ),
     );
   }
-  if (m.status === 'sent' && m.body?.msgtype === 'template_card') {
+  const cardType = String((m.body?.template_card as { card_type?: unknown } | undefined)?.card_type ?? '');
+  if (m.status === 'sent' && UPDATABLE_CARDS.includes(cardType) && may('messages:write')) {
     const text = h('input', { id: 'replace-name', type: 'text', maxlength: '20', placeholder: '已处理' });
     const form = h(
       'form',
@@ -360,7 +378,7 @@ function actions(m: MessageStatus, reload: () => void): HTMLElement {
     });
     controls.push(form);
   }
-  if (m.status === 'dead') {
+  if (m.status === 'dead' && may('admin')) {
     controls.push(
       button(
         'Redrive',
@@ -376,6 +394,11 @@ function actions(m: MessageStatus, reload: () => void): HTMLElement {
       link({ page: 'dlq', filters: { app: m.app } }, 'See the DLQ'),
     );
   }
-  if (controls.length === 0) return h('div', { hidden: true });
-  return section('Actions', h('div', { class: 'actions' }, ...controls), result);
+  if (controls.length === 0 && notes.length === 0) return h('div', { hidden: true });
+  return section(
+    'Actions',
+    controls.length ? h('div', { class: 'actions' }, ...controls) : null,
+    ...notes,
+    result,
+  );
 }

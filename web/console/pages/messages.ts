@@ -3,7 +3,19 @@ import { api } from '../api.js';
 import type { PageContext } from '../context.js';
 import { relative } from '../format.js';
 import { localInputToRfc3339, type MessageFilters, messagesQuery, rfc3339ToLocalInput } from '../routes.js';
-import { badge, empty, failure, link, loading, localOffset, row, show, table, time } from '../ui.js';
+import {
+  badge,
+  empty,
+  failure,
+  link,
+  loading,
+  offsetAt,
+  offsetAtLocal,
+  row,
+  show,
+  table,
+  time,
+} from '../ui.js';
 import { MSG_TYPES, STATUSES } from '../vocab.js';
 
 export interface MessageSummary {
@@ -24,22 +36,33 @@ export interface MessageSummary {
 
 const PAGE_SIZE = 50;
 
+/**
+ * A filter's choices. A value from a shared URL that is none of them (the API takes `status=failed,dead`) is kept as
+ * a choice of its own, so Apply does not drop it.
+ */
 const select = (name: string, label: string, options: readonly string[], value: string | undefined) => {
+  const choices = value && !options.includes(value) ? [...options, value] : options;
   const el = h(
     'select',
     { id: `f-${name}`, name },
     h('option', { value: '' }, 'any'),
-    ...options.map((o) => h('option', { value: o, selected: o === value }, o)),
+    ...choices.map((o) => h('option', { value: o, selected: o === value }, o.replaceAll(',', ' or '))),
   );
   return h('div', { class: 'field' }, h('label', { for: `f-${name}` }, label), el);
 };
 
-const input = (name: string, label: string, type: string, value: string, placeholder = '') =>
+const input = (
+  name: string,
+  label: string,
+  type: string,
+  value: string,
+  extra: Record<string, string> = {},
+) =>
   h(
     'div',
     { class: 'field' },
     h('label', { for: `f-${name}` }, label),
-    h('input', { id: `f-${name}`, name, type, value, placeholder, autocomplete: 'off' }),
+    h('input', { id: `f-${name}`, name, type, value, autocomplete: 'off', ...extra }),
   );
 
 export const recipientsOf = (m: MessageSummary): string => {
@@ -53,8 +76,11 @@ export function renderMessages(filters: MessageFilters, ctx: PageContext): HTMLE
   const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Filter messages' });
   const page = h('div', { class: 'page' }, h('h1', {}, 'Messages'), form, results);
 
+  ctx.rememberMessages(filters);
   ctx.apps().then(
     (apps) => {
+      // The operator moved on while the apps loaded: this page is no longer shown.
+      if (!page.isConnected) return;
       if (apps.length === 0) {
         form.remove();
         show(
@@ -83,7 +109,6 @@ export function renderMessages(filters: MessageFilters, ctx: PageContext): HTMLE
 }
 
 function buildForm(form: HTMLFormElement, filters: MessageFilters, apps: string[], ctx: PageContext): void {
-  const offset = localOffset();
   const appSelect = h(
     'select',
     { id: 'f-app', name: 'app' },
@@ -93,10 +118,11 @@ function buildForm(form: HTMLFormElement, filters: MessageFilters, apps: string[
     form,
     h('div', { class: 'field' }, h('label', { for: 'f-app' }, 'App'), appSelect),
     select('status', 'Status', STATUSES, filters.status),
-    input('touser', 'Recipient', 'search', filters.touser ?? '', 'userid'),
+    input('touser', 'Recipient', 'search', filters.touser ?? '', { placeholder: 'userid' }),
     select('msgtype', 'Type', MSG_TYPES, filters.msgtype),
-    input('since', 'Since', 'datetime-local', rfc3339ToLocalInput(filters.since, offset)),
-    input('until', 'Until', 'datetime-local', rfc3339ToLocalInput(filters.until, offset)),
+    // step 1: seconds, so a shared URL's time survives Apply.
+    input('since', 'Since', 'datetime-local', timeInput(filters.since), { step: '1' }),
+    input('until', 'Until', 'datetime-local', timeInput(filters.until), { step: '1' }),
     h(
       'div',
       { class: 'field actions' },
@@ -117,12 +143,16 @@ function buildForm(form: HTMLFormElement, filters: MessageFilters, apps: string[
         status: value('status'),
         touser: value('touser'),
         msgtype: value('msgtype'),
-        since: since && localInputToRfc3339(since, offset),
-        until: until && localInputToRfc3339(until, offset),
+        since: since && localInputToRfc3339(since, offsetAtLocal(since)),
+        until: until && localInputToRfc3339(until, offsetAtLocal(until)),
       },
     });
   });
 }
+
+/** An RFC 3339 time as the `datetime-local` input shows it, in the browser's zone at that instant. */
+const timeInput = (text: string | undefined): string =>
+  rfc3339ToLocalInput(text, text ? offsetAt(Date.parse(text)) : 0);
 
 async function load(results: HTMLElement, filters: MessageFilters): Promise<void> {
   try {
