@@ -44,7 +44,7 @@ export function serveWebApp(
   if (path !== app.basePath && !path.startsWith(`${app.basePath}/`)) return undefined;
   const rest = path.slice(app.basePath.length + 1);
   const byPath = new Map(app.assets.map((a) => [a.path, a]));
-  const asset = byPath.get(rest) ?? (rest.startsWith('assets/') ? undefined : byPath.get('index.html'));
+  const asset = byPath.get(rest) ?? (ASSET_FILE.test(rest) ? undefined : byPath.get('index.html'));
   if (!asset) {
     return {
       statusCode: 404,
@@ -66,6 +66,9 @@ export function serveWebApp(
   }
   return { statusCode: 200, headers: { ...headersFor(asset), vary: 'accept-encoding' }, body };
 }
+
+/** What a build writes under `assets/`: a missing one is a 404, not the page (a member may be named `assets`). */
+const ASSET_FILE = /^assets\/[^/]+\.(?:js|css|map)$/;
 
 /** Below this a gzip header and trailer cost about what they save. */
 const GZIP_MIN_BYTES = 1024;

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SECURITY_HEADERS } from '#lib/web/serve.js';
 import { sendCallback } from './callback.js';
 import { CONTACTS_ROUTES, type ContactsApi } from './contacts.js';
 import { type ApiAnswer, Corp, parseJsonObject } from './corp.js';
@@ -331,14 +332,14 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
         (page) => {
           const answer = page ?? {
             statusCode: 404,
-            headers: { 'content-type': 'text/plain' },
+            headers: { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' },
             body: 'not found',
           };
           res.writeHead(answer.statusCode, answer.headers);
           res.end(answer.body);
         },
         () => {
-          res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+          res.writeHead(500, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
           res.end('the inbox page could not be built (esbuild); see web/inbox\n');
         },
       );

@@ -19,10 +19,19 @@ interface Route {
 }
 
 function readRoute(): Route {
-  const rest = location.pathname.slice(BASE.length).split('/').filter(Boolean).map(decodeURIComponent);
+  const rest = location.pathname.slice(BASE.length).split('/').filter(Boolean).map(safeDecode);
   const [userid, only] = rest;
   return { ...(userid ? { userid } : {}), ...(only ? { only } : {}) };
 }
+
+/** A mistyped `%` in a hand-written deep link names that text as it is, rather than breaking the page. */
+const safeDecode = (s: string): string => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
 
 const hrefFor = (r: Route): string =>
   `${BASE}${r.userid ? `/${encodeURIComponent(r.userid)}` : ''}${r.only ? `/${encodeURIComponent(r.only)}` : ''}`;

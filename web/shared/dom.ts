@@ -25,10 +25,13 @@ export function append(parent: Node, ...children: Child[]): void {
   }
 }
 
-/** Links from content are followed only when they are http(s); `javascript:` and friends become plain text. */
+/**
+ * Links from content are followed only when they are absolute http(s) URLs; `javascript:` and friends, and relative
+ * links (a WeCom client has no page to resolve them against), become plain text.
+ */
 export function safeHref(url: string): string | undefined {
   try {
-    const u = new URL(url, 'https://invalid.example/');
+    const u = new URL(url);
     return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
   } catch {
     return undefined;

@@ -79,6 +79,8 @@ describe('a built web app, served', async () => {
   it("answers the app's own routes with index.html, a missing asset with 404, other paths not at all", () => {
     expect(serveWebApp(app, '/console/messages/01J')?.body.toString()).toBe(html);
     expect(serveWebApp(app, '/console/assets/gone-1234.js')?.statusCode).toBe(404);
+    // A route that merely starts with assets/ (the inbox's member named `assets`) is the page.
+    expect(serveWebApp(app, '/console/assets/latest')?.body.toString()).toBe(html);
     expect(serveWebApp(app, '/consoles')).toBeUndefined();
     expect(serveWebApp(app, '/v1/messages')).toBeUndefined();
   });
