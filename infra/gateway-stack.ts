@@ -204,9 +204,11 @@ export class GatewayStack extends Stack {
     queues: GatewayQueues,
     egress: FixedEgress | undefined,
   ): void {
+    // The API's endpoint, without the trailing slash of the `$default` stage's URL: the docs and scripts append
+    // `/v1/…` and `/console` to it, which would give `//v1/…`.
     new CfnOutput(this, 'ApiUrl', {
-      value: gatewayApi.stage.url,
-      description: 'Base URL of the gateway API',
+      value: gatewayApi.api.apiEndpoint,
+      description: 'Base URL of the gateway API (no trailing slash)',
     });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: monitoring.topic.topicArn,

@@ -22,7 +22,10 @@ export function renderHttpApi(
   const rows = Object.entries(doc.paths).flatMap(([route, item]) =>
     METHODS.filter((m) => item[m]).map((m) => {
       const op = item[m] as Operation;
-      const auth = Array.isArray(op.security) && op.security.length === 0 ? 'none' : 'API key';
+      const auth =
+        Array.isArray(op.security) && op.security.length === 0
+          ? 'none'
+          : `API key${op['x-scope'] ? `, scope \`${op['x-scope']}\`` : ''}`;
       const answers = Object.keys(op.responses ?? {}).join(', ');
       return `| \`${m.toUpperCase()} ${route}\` | ${(op.summary ?? '').replaceAll('|', '\\|')} | ${auth} | ${answers} |`;
     }),

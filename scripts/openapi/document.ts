@@ -18,6 +18,7 @@ import { LIMITS, MSG_TYPES } from '#lib/messages/index.js';
 import { GatewayFieldsSchema } from '#lib/messages/schemas/gateway.js';
 import { MessageContentSchema } from '#lib/messages/schemas/message.js';
 import { PREVIEW_RECIPIENTS, STATUS } from '#lib/model/index.js';
+import { ROUTES } from '#lib/resources/index.js';
 import { HOOK_PATHS, HOOK_SCHEMAS } from './hooks.js';
 import { operationPaths, operationSchemas } from './operations.js';
 import { errorResponse, type Json, jsonBody, messageId, RETRY_AFTER, ref, response } from './parts.js';
@@ -500,7 +501,28 @@ const RESPONSES: Record<string, Json> = {
  * Builds the document. Deterministic (no dates, no random ids), so the committed docs/openapi.json can be
  * compared with a fresh build.
  */
+/**
+ * Each operation that needs an API key names its scope as `x-scope`, from the route table the gateway enforces
+ * (lib/resources `ROUTES`, matched by operationId), so the document cannot claim another.
+ */
+function withScopes(doc: Json): Json {
+  const scopes = new Map<string, string>(
+    ROUTES.flatMap((r) => (typeof r.auth === 'object' && 'scope' in r.auth ? [[r.id, r.auth.scope]] : [])),
+  );
+  for (const item of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
+    for (const op of Object.values(item)) {
+      const scope = scopes.get(String(op.operationId));
+      if (scope) op['x-scope'] = scope;
+    }
+  }
+  return doc;
+}
+
 export function buildOpenApiDocument(version: string): Json {
+  return withScopes(buildDocument(version));
+}
+
+function buildDocument(version: string): Json {
   const gatewayFields = convert(GatewayFieldsSchema);
   const templates = templateParts({ gatewayFields, recipients: RECIPIENTS, commonErrors: COMMON_ERRORS });
   const message: Json = {

@@ -116,8 +116,12 @@ describe('HTTP API', () => {
     });
   });
 
-  it('outputs the API URL', () => {
-    expect(Object.keys(gateway.template.findOutputs('ApiUrl'))).toEqual(['ApiUrl']);
+  it('outputs the API URL without a trailing slash, so that $ApiUrl/v1/… and $ApiUrl/console are single-slashed', () => {
+    const output = gateway.template.findOutputs('ApiUrl').ApiUrl;
+    const [api] = Object.keys(gateway.template.findResources('AWS::ApiGatewayV2::Api'));
+    // The Api's ApiEndpoint attribute is `https://abcdef.execute-api.us-west-2.amazonaws.com`, with no path
+    // (AWS::ApiGatewayV2::Api return values); the `$default` stage's URL adds a `/`.
+    expect(output?.Value).toEqual({ 'Fn::GetAtt': [api, 'ApiEndpoint'] });
   });
 });
 

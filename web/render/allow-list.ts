@@ -1,4 +1,5 @@
-import { h, safeHref } from '../shared/dom.js';
+import { h } from '../shared/dom.js';
+import { safeHref } from '../shared/links.js';
 
 /**
  * What HTML a field may carry: the tags kept (with the attributes each may keep), and the classes allowed. Any

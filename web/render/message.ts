@@ -8,7 +8,8 @@
  * import '../render/message.css';
  * list.append(renderMessage({ msgtype: 'text', text: { content: '告警 https://grafana.example/d/1' } }));
  */
-import { type Child, h, safeHref } from '../shared/dom.js';
+import { type Child, h } from '../shared/dom.js';
+import { safeHref } from '../shared/links.js';
 import { imagePlaceholder, MPNEWS_POLICY, sanitize, TEXTCARD_POLICY } from './allow-list.js';
 import { isKnownCardType, renderTemplateCard } from './template-card.js';
 import { renderMarkdownContent, renderTextContent } from './text.js';

@@ -1,4 +1,5 @@
-import { append, type Child, h, safeHref } from '../shared/dom.js';
+import { append, type Child, h } from '../shared/dom.js';
+import { safeHref } from '../shared/links.js';
 import { imagePlaceholder } from './allow-list.js';
 import { type CardAction, type Json, list, obj, type RenderOptions, str } from './types.js';
 

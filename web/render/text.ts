@@ -1,4 +1,5 @@
-import { type Child, h, safeHref } from '../shared/dom.js';
+import { type Child, h } from '../shared/dom.js';
+import { safeHref } from '../shared/links.js';
 
 const link = (href: string, label: string): HTMLAnchorElement =>
   h('a', { href, target: '_blank', rel: 'noopener noreferrer', class: 'wr-link' }, label);

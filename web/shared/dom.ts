@@ -24,16 +24,3 @@ export function append(parent: Node, ...children: Child[]): void {
     parent.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
   }
 }
-
-/**
- * Links from content are followed only when they are absolute http(s) URLs; `javascript:` and friends, and relative
- * links (a WeCom client has no page to resolve them against), become plain text.
- */
-export function safeHref(url: string): string | undefined {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
-  } catch {
-    return undefined;
-  }
-}

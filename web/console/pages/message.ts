@@ -1,4 +1,5 @@
-import { type Child, h, safeHref } from '../../shared/dom.js';
+import { type Child, h } from '../../shared/dom.js';
+import { safeHref } from '../../shared/links.js';
 import { ApiError, api } from '../api.js';
 import type { KeyInfo, PageContext } from '../context.js';
 import { cardUpdateOf, errcodeMeaning, userList } from '../format.js';

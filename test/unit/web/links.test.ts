@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { safeHref } from '../../../web/shared/dom.js';
+import { safeHref } from '../../../web/shared/links.js';
 
 describe('safeHref', () => {
   it('keeps absolute http(s) links and turns everything else into plain text', () => {
