@@ -73,6 +73,10 @@ describeBrowser('a template card between the inbox and the console', () => {
     await expect
       .poll(() => operator.page.getByTestId('timeline').textContent(), POLL)
       .toMatch(/card_updated.*已同意（值班长）/);
+    // The console's preview shows the card as the member now sees it: the buttons gave way to the text.
+    const preview = operator.page.getByTestId('preview');
+    await expect.poll(() => preview.textContent(), POLL).toContain('已同意（值班长）');
+    expect(await preview.getByRole('button', { name: '同意', exact: true }).count()).toBe(0);
     await screenshot(member.page, 'roundtrip-inbox');
     await screenshot(operator.page, 'roundtrip-console');
 

@@ -21,6 +21,10 @@ describeBrowser('operator console', () => {
   let sentId: string;
   let cardId: string;
   const admin = newDevKey();
+  /** May read billing only, and do nothing else: no recall, no card update, no admin. */
+  const reader = newDevKey();
+  let billingId: string;
+  let hostileId: string;
 
   beforeAll(async () => {
     [gw, browser] = await Promise.all([
@@ -30,6 +34,7 @@ describeBrowser('operator console', () => {
         // The test's own key has the default scopes (no admin); this one may use the DLQ of ops.
         extraApiKeys: [
           { name: 'admin', sha256: admin.sha256, apps: ['ops'], scopes: ['admin', 'messages:read'] },
+          { name: 'billing-reader', sha256: reader.sha256, apps: ['billing'], scopes: ['messages:read'] },
         ],
       }),
       launchBrowser(),
@@ -50,9 +55,27 @@ describeBrowser('operator console', () => {
         ],
       },
     });
+    const billing = await gw.post('/v1/messages', { ...text('invoice 88 paid', 'zhaoliu'), app: 'billing' });
+    // What an attacker may put in a message: markup, handlers and script links in every field that is shown.
+    const hostile = await gw.post('/v1/messages', {
+      app: 'ops',
+      touser: 'mallory',
+      msgtype: 'textcard',
+      textcard: {
+        title: '<img src=x onerror="window.__pwned=1">',
+        description:
+          '<div class="gray" onclick="window.__pwned=2">灰色</div><script>window.__pwned=3</script>' +
+          '<a href="javascript:window.__pwned=4">js</a>',
+        url: 'https://ok.example/card',
+      },
+    });
     sentId = sent.body.id;
     cardId = card.body.id;
-    await Promise.all([sentId, other.body.id, cardId].map((id) => gw.waitForStatus(id, ['sent'])));
+    billingId = billing.body.id;
+    hostileId = hostile.body.id;
+    await Promise.all(
+      [sentId, other.body.id, cardId, billingId, hostileId].map((id) => gw.waitForStatus(id, ['sent'])),
+    );
     // wangwu presses 批准 in WeCom: the simulator posts the signed callback, which ties it to the message.
     await gw.stack.simulator?.click({ userId: 'wangwu', taskId: cardId, key: 'approve' });
     await waitFor(async () => (await gw.get(`/v1/messages/${cardId}`)).body.wecom_events.length > 0);
@@ -72,9 +95,9 @@ describeBrowser('operator console', () => {
       .waitFor();
   };
 
-  // Chromium logs every 4xx answer to fetch as a console error; the pages handle a 403 (a scope the key lacks) and
-  // the tests assert what they show instead.
-  const handled = /^Failed to load resource: the server responded with a status of 403\b/;
+  // Chromium logs every 4xx answer to fetch as a console error; the pages handle a 403 (a scope the key lacks) and a
+  // 404 (another app's message), and the tests assert what they show instead.
+  const handled = /^Failed to load resource: the server responded with a status of 40[34]\b/;
   const expectClean = (watched: WatchedPage) => {
     expect(watched.cspViolations).toEqual([]);
     expect(watched.errors.filter((e) => !handled.test(e))).toEqual([]);
@@ -137,6 +160,102 @@ describeBrowser('operator console', () => {
     expect(await card.textContent()).toContain('发布 4711 到生产环境？');
     expect(await page.getByRole('button', { name: 'Update card' }).isVisible()).toBe(true);
     await screenshot(page, 'console-card');
+    expectClean(watched);
+    await watched.context.close();
+  });
+
+  it('shows a key that may read one app only that app, and offers it no action it may not take', async () => {
+    const watched = await openPage(browser);
+    const { page } = watched;
+    await signIn(watched, '/console', reader.key);
+    await expect.poll(() => page.getByTestId('key-name').textContent(), POLL).toBe('key billing-reader');
+    const rows = page.getByTestId('messages').locator('tbody tr');
+    await expect.poll(() => rows.count(), POLL).toBe(1);
+    expect(await page.getByLabel('App').locator('option').allTextContents()).toEqual(['billing']);
+    expect(await rows.first().textContent()).toContain(billingId);
+
+    // Another app's message: not found for this key, as if it did not exist.
+    await page.goto(`${gw.stack.apiUrl}/console/messages/${sentId}`);
+    await expect.poll(() => page.getByTestId('error').textContent(), POLL).toMatch(/Could not load/);
+    // Its own sent message: no Recall (the key lacks messages:recall), and no action section at all.
+    await page.goto(`${gw.stack.apiUrl}/console/messages/${billingId}`);
+    await expect.poll(() => page.getByTestId('status').first().textContent(), POLL).toBe('sent');
+    expect(await page.getByTestId('recall').count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Actions' }).count()).toBe(0);
+
+    await page.goto(`${gw.stack.apiUrl}/console/events`);
+    await page.getByTestId('events').waitFor();
+    const feed = await page.getByTestId('events').textContent();
+    expect(feed).toContain('billing');
+    expect(feed).not.toContain('ops');
+    expectClean(watched);
+    await watched.context.close();
+  });
+
+  it('works from the keyboard: sign in, move between pages, open a message', async () => {
+    const watched = await openPage(browser);
+    const { page } = watched;
+    await page.goto(`${gw.stack.apiUrl}/console`);
+    await page.getByLabel('API key').focus();
+    await page.keyboard.type(gw.key);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('messages').waitFor();
+    // Tab from the top of a freshly loaded page reaches the skip link first, then the navigation.
+    await page.reload();
+    await page.getByTestId('messages').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    const focusedText = () => page.evaluate('document.activeElement && document.activeElement.textContent');
+    for (let i = 0; i < 6 && (await focusedText()) !== 'Apps'; i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/console\/apps$/);
+    await page.goBack();
+    await page.getByTestId('messages').waitFor();
+    await page.getByTestId('messages').locator('tbody tr a').first().focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/console\/messages\/msg_/);
+    await page.getByTestId('timeline').waitFor();
+    expectClean(watched);
+    await watched.context.close();
+  });
+
+  it('previews hostile content posted through the API without running any of it', async () => {
+    const watched = await openPage(browser);
+    const { page } = watched;
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await signIn(watched, `/console/messages/${hostileId}`);
+    const preview = page.getByTestId('preview').locator('.preview-phone');
+    await expect.poll(() => preview.textContent(), POLL).toContain('灰色');
+    for (const el of await preview.locator('*').all()) {
+      if (await el.isVisible()) await el.hover().catch(() => {});
+    }
+    await preview.getByText('灰色', { exact: true }).click();
+    // The description's script link is not a link any more: its text is all that is left.
+    expect(await preview.locator('a[href^="javascript"]').count()).toBe(0);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    expect(dialogs).toEqual([]);
+    // What the page built from the content: elements and attributes, whatever their text says.
+    const dom = await preview.evaluate(
+      (el: {
+        querySelectorAll(
+          s: string,
+        ): ArrayLike<{ attributes: ArrayLike<{ name: string; value: string }>; localName: string }>;
+      }) => {
+        const all = Array.from(el.querySelectorAll('*'));
+        return {
+          tags: [...new Set(all.map((e) => e.localName))],
+          attrs: all.flatMap((e) => Array.from(e.attributes).map((a) => `${a.name}=${a.value}`)),
+        };
+      },
+    );
+    for (const bad of ['script', 'img', 'iframe', 'svg']) expect(dom.tags).not.toContain(bad);
+    expect(dom.attrs.filter((a) => /^(on|style=|src=|srcdoc)/i.test(a))).toEqual([]);
+    expect(dom.attrs.filter((a) => /^href=(?!https?:)/i.test(a))).toEqual([]);
+    expect(await preview.textContent()).toContain('<img src=x onerror="window.__pwned=1">');
     expectClean(watched);
     await watched.context.close();
   });
