@@ -1,3 +1,4 @@
+export { DELIVERY_DEFAULTS, webhookSecretsOf } from './delivery-schema.js';
 export { type FunctionEnv, type GatewayEnv, readEnv, readFunctionEnv, requireEnvValue } from './env.js';
 export { ConfigError, MissingEnvError } from './errors.js';
 export { HOOK_MSGTYPES, HOOK_SOURCES, SECRET_SOURCES } from './hooks-schema.js';
@@ -7,7 +8,6 @@ export {
   type ApiKeyConfig,
   type AppConfig,
   type BroadcastConfig,
-  DELIVERY_DEFAULTS,
   type DeliveryConfig,
   type GatewayConfig,
   GatewayConfigSchema,
@@ -20,6 +20,5 @@ export {
   type RecipientsConfig,
   type TemplateConfig,
   type WebhookConfig,
-  webhookSecretsOf,
 } from './schema.js';
 export { CONFIG_MAX_AGE_MS, ConfigSource, type ConfigSourceOptions } from './source.js';
