@@ -4,6 +4,7 @@ export { ConfigError, MissingEnvError } from './errors.js';
 export { HOOK_MSGTYPES, HOOK_SOURCES, SECRET_SOURCES } from './hooks-schema.js';
 export { type ConfigText, createConfigReader, loadConfig } from './load.js';
 export { parseConfig, parseConfigJson } from './parse.js';
+export { ROBOT_PER_MINUTE, ROBOT_QUOTA_DEFAULTS, robotKeyOf } from './robots-schema.js';
 export {
   type ApiKeyConfig,
   type AppConfig,
@@ -18,6 +19,8 @@ export {
   QUOTA_DEFAULTS,
   type QuotaConfig,
   type RecipientsConfig,
+  type RobotConfig,
+  type RobotQuotaConfig,
   type TemplateConfig,
   type WebhookConfig,
 } from './schema.js';

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { DeliverySchema, WebhookSchema } from './delivery-schema.js';
 import { HooksSchema, hooksCrossReferences, PushKeySchema } from './hooks-schema.js';
+import { RobotsSchema } from './robots-schema.js';
 import { TemplatesSchema } from './templates-schema.js';
 
 /**
@@ -129,7 +130,11 @@ const ApiKeySchema = v.strictObject({
     v.string(),
     v.regex(/^[0-9a-f]{64}$/, 'must be the lowercase hex SHA-256 of the key (echo -n KEY | sha256sum)'),
   ),
-  apps: v.pipe(v.array(nonEmpty('app name')), v.minLength(1, 'must list at least one app')),
+  // A key for robots only lists no app: `apps` or `robots` must name at least one (checked below).
+  apps: v.optional(v.array(nonEmpty('app name')), []),
+  // Optional without a default so keys built in code stay valid; read as `?? []`.
+  /** The group robots (`robots`) the key may send through and read the messages of. */
+  robots: v.optional(v.array(nonEmpty('robot name'))),
   // `admin` (the DLQ over HTTP) only when listed: the default is what a sending or reading client needs.
   scopes: v.optional(v.array(v.picklist(['messages:write', 'messages:read', 'messages:recall', 'admin'])), [
     'messages:write',
@@ -162,11 +167,28 @@ export const GatewayConfigSchema = v.pipe(
     hooks: v.optional(HooksSchema),
     /** One-URL push keys (ServerChan style sendkeys). */
     pushKeys: v.optional(v.array(PushKeySchema)),
+    // Optional without a default, like hooks: read as `?? {}`.
+    /** Group robots ("消息推送"): each posts to the group chat it was added to (lib/config/robots-schema.ts). */
+    robots: v.optional(RobotsSchema),
   }),
   v.forward(
     v.check(
       (c) => c.apiKeys.every((k) => k.apps.every((a) => Object.hasOwn(c.apps, a))),
       'every app listed by an API key must be configured under apps',
+    ),
+    ['apiKeys'],
+  ),
+  v.forward(
+    v.check(
+      (c) => c.apiKeys.every((k) => (k.robots ?? []).every((r) => Object.hasOwn(c.robots ?? {}, r))),
+      'every robot listed by an API key must be configured under robots',
+    ),
+    ['apiKeys'],
+  ),
+  v.forward(
+    v.check(
+      (c) => c.apiKeys.every((k) => k.apps.length + (k.robots?.length ?? 0) > 0),
+      'every API key must list at least one app (apps) or robot (robots)',
     ),
     ['apiKeys'],
   ),
@@ -181,4 +203,5 @@ export type WebhookConfig = NonNullable<AppConfig['webhook']>;
 export type BroadcastConfig = NonNullable<AppConfig['broadcast']>;
 export type ApiKeyConfig = GatewayConfig['apiKeys'][number];
 export type { HookConfig, HookRule, HookSource, PushKeyConfig, RecipientsConfig } from './hooks-schema.js';
+export type { RobotConfig, RobotQuotaConfig } from './robots-schema.js';
 export type { TemplateConfig } from './templates-schema.js';
