@@ -20,6 +20,8 @@ export const METRIC_NAMES = {
   rateLimited: 'RateLimited',
   /** WeCom refused an app's setup: wrong secret (40001), IP not trusted (60020), bad agentid… */
   configError: 'ConfigError',
+  /** WeCom refused a group robot's key: 93000 (bad key, or removed from its group), 93004 (disabled), 93008. */
+  robotConfigError: 'RobotConfigError',
   /** A function could not re-read the config, or found it invalid, and kept the last good one. */
   configReloadFailed: 'ConfigReloadFailed',
   callbacksStored: 'CallbacksStored',

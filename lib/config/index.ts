@@ -1,3 +1,4 @@
+export { type ChannelConfig, channelConfig } from './channels.js';
 export { DELIVERY_DEFAULTS, webhookSecretsOf } from './delivery-schema.js';
 export { type FunctionEnv, type GatewayEnv, readEnv, readFunctionEnv, requireEnvValue } from './env.js';
 export { ConfigError, MissingEnvError } from './errors.js';

@@ -1,4 +1,4 @@
-export { authorizeApp, requireScope } from './access.js';
+export { authorizeApp, authorizeChannel, mayUse, requireScope } from './access.js';
 export { type AppState, type AppStateView, getAppState, listApps } from './apps.js';
 export { type Authenticator, authenticate, createAuthenticator, sha256Hex } from './auth.js';
 export { updateCard } from './card.js';

@@ -56,7 +56,7 @@ export interface IngestDeps {
  * Who a message is accepted for: an API key, or a hook or push key acting like one (`hook:<name>`, `push:<name>`).
  * Its name scopes Idempotency-Keys and is stored on the record; `apps` are the apps it may send for.
  */
-export type Principal = Pick<ApiKeyConfig, 'name' | 'apps'>;
+export type Principal = Pick<ApiKeyConfig, 'name' | 'apps' | 'robots'>;
 
 export interface Accepted {
   id: string;

@@ -1,4 +1,5 @@
-import { type Recipients, toWecomSendBody } from '#lib/messages/index.js';
+import { channelConfig } from '#lib/config/index.js';
+import { channelLabel, channelOf, type Recipients, toWecomSendBody } from '#lib/messages/index.js';
 import {
   changes,
   decodeQueuedMessage,
@@ -26,12 +27,15 @@ import { deadlineOf, pastProtection } from './deadline.js';
 import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from './demand.js';
 import { defer, endAtDeadline, fail, refused, scheduleRetry } from './outcomes.js';
 import { restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
-import { configHashOf, handleSendError, waitOutPause } from './pause-policy.js';
+import { appTarget, handleSendError, waitOutPause } from './pause-policy.js';
+import { sendByRobot } from './robot.js';
 import { nextSegment } from './segments.js';
 import {
   type Attempt,
   type AttemptFailure,
   type IncomingRecord,
+  isAppCopy,
+  isRobotCopy,
   nowOf,
   type Outcome,
   type Received,
@@ -142,20 +146,28 @@ async function processRecord(
     deps.logger.error('dropping unparsable queue message', { sqsMessageId: r.sqsMessageId });
     return 'ack';
   }
-  const log = deps.logger.child({ messageId: msg.id, app: msg.app, receiveCount: r.receiveCount });
+  const channel = channelOf(msg);
+  const log = deps.logger.child({
+    messageId: msg.id,
+    [channel.kind]: channel.name,
+    receiveCount: r.receiveCount,
+  });
   // SQS standard queues may hand the same message twice, even in one batch.
   const copyKey = `${msg.id}#${msg.generation}`;
   if (seen.has(copyKey)) return 'ack';
   seen.add(copyKey);
 
   const copy: Received = { deps, incoming: r, msg };
-  const app = deps.config.apps[msg.app];
-  if (!app) {
-    await fail(copy, { code: 'app_not_configured', message: `app ${msg.app} is no longer configured` });
+  const config = channelConfig(deps.config, channel);
+  if (!config) {
+    await fail(copy, {
+      code: `${channel.kind}_not_configured`,
+      message: `${channelLabel(channel)} is no longer configured`,
+    });
     return 'ack';
   }
   const startedAtMs = nowOf(deps);
-  const deadline = deadlineOf(msg, app);
+  const deadline = deadlineOf(msg, config);
   if (startedAtMs >= deadline.atMs) {
     await endAtDeadline(copy, deadline, 'still queued when its time ran out');
     return 'ack';
@@ -178,10 +190,21 @@ async function processRecord(
       part: msg.part,
     });
   }
-  const gate = await deps.pauses.gate(msg.app, configHashOf(app));
-  if (gate.state === 'paused') return waitOutPause({ ...received, app }, gate);
+  const inDoubtMsg = received.msg;
+  if (isRobotCopy(inDoubtMsg)) {
+    return sendByRobot(
+      { ...received, msg: inDoubtMsg },
+      { log, startedAtMs, stored: check.stored, firstDeliveries },
+    );
+  }
+  const app = isAppCopy(inDoubtMsg) ? deps.config.apps[inDoubtMsg.app] : undefined;
+  // Never taken: a body names an app or a robot (decodeQueuedMessage), and the app's config was found above.
+  if (!isAppCopy(inDoubtMsg) || !app) return 'ack';
+  const target = appTarget(inDoubtMsg.app, app);
+  const gate = await deps.pauses.gate(inDoubtMsg.app, target.configHash);
+  if (gate.state === 'paused') return waitOutPause({ ...received, target }, gate);
 
-  const attempt: Attempt = { ...received, app, gate, log, startedAtMs };
+  const attempt: Attempt = { ...received, msg: inDoubtMsg, app, target, gate, log, startedAtMs };
   if (pastProtection(attempt.msg, check.inDoubt?.since, startedAtMs)) return outcomeUnknown(attempt);
   return send(attempt, { firstDeliveries, stored: check.stored });
 }

@@ -1,6 +1,6 @@
 import type { GatewayConfig } from '#lib/config/index.js';
 import { QUOTA_DEFAULTS } from '#lib/config/index.js';
-import type { MessageRequest } from '#lib/messages/index.js';
+import type { AppMessageRequest } from '#lib/messages/index.js';
 import {
   applyChange,
   encodeQueuedMessage,
@@ -182,7 +182,7 @@ export function failNextEnqueue(h: SenderHarness): void {
   };
 }
 
-export function textRequest(overrides: Partial<MessageRequest['recipients']> = {}): MessageRequest {
+export function textRequest(overrides: Partial<AppMessageRequest['recipients']> = {}): AppMessageRequest {
   return {
     app: 'ops',
     priority: 'normal',
@@ -190,7 +190,7 @@ export function textRequest(overrides: Partial<MessageRequest['recipients']> = {
     msgtype: 'text',
     content: { content: 'hello' },
     options: {},
-  } as MessageRequest;
+  };
 }
 
 /**
