@@ -22,6 +22,7 @@ export {
   heldSlots,
   PICKUP_MS,
 } from './held.js';
+export { ROBOT_MEMBER, robotQuota } from './robots.js';
 export {
   applySlot,
   bestSlot,
@@ -57,5 +58,5 @@ export type {
   SendOutcome,
   WaitDecision,
 } from './types.js';
-export { type QuotaReader, type QuotaUsage, QuotaUsageReader } from './usage.js';
+export { memberMinuteUsage, type QuotaReader, type QuotaUsage, QuotaUsageReader } from './usage.js';
 export { effectiveLimit, type QuotaWindows, WECOM_WINDOWS } from './windows.js';

@@ -1,5 +1,5 @@
 import type { QuotaConfig } from '#lib/config/index.js';
-import { COUNTER, callsSpec, personTimesSpec } from './counters.js';
+import { COUNTER, callsSpec, memberSpec, personTimesSpec } from './counters.js';
 import {
   bucketMsOf,
   type CounterSpec,
@@ -16,7 +16,7 @@ import { effectiveLimit, type QuotaWindows, WECOM_WINDOWS } from './windows.js';
 /** One of an app's rolling windows, as `GET /v1/apps/{app}` shows it. */
 export interface QuotaUsage {
   /** `app-minute` and `app-hour` count message/send calls; `app-day` person-times (one per person reached). */
-  window: 'app-minute' | 'app-hour' | 'app-day';
+  window: 'app-minute' | 'app-hour' | 'app-day' | 'robot-minute';
   /** WeCom's limit as configured (`quota.perMinute`, `perHour`, `perDay`). */
   limit: number;
   /** ⌊(1 − safetyMargin) × limit⌋: what the gateway allows itself, all of it for `high`; `normal` gets its share. */
@@ -84,6 +84,31 @@ export class QuotaUsageReader {
       },
     ];
   }
+}
+
+/**
+ * A member's rolling minute (a group robot's: lib/quota robots.ts), as `GET /v1/robots/{name}` shows it: WeCom's
+ * limit, what the gateway allows itself and the messages in the minute that ends now (slots reserved ahead
+ * included).
+ *
+ * @example await reader.memberMinute('robot:oncall', ROBOT_MEMBER, robotQuota(config.robots.oncall.quota), Date.now())
+ */
+export async function memberMinuteUsage(
+  store: QuotaReader,
+  key: { app: string; member: string; quota: QuotaConfig },
+  nowMs: number,
+  windows: QuotaWindows = WECOM_WINDOWS,
+): Promise<QuotaUsage> {
+  const state = await store.read({ app: key.app, kind: 'member', member: key.member });
+  const spec = memberSpec(key.quota, windows);
+  const pools = state[COUNTER.member] ?? { n: emptyPool(), h: emptyPool() };
+  return {
+    window: 'robot-minute',
+    limit: key.quota.perMemberPerMinute,
+    allowed: effectiveLimit(key.quota.perMemberPerMinute, key.quota, 'high'),
+    used: POOLS.reduce((n, p) => n + usedInMinute(pools[p], spec, p, windows.minuteMs, nowMs), 0),
+    resetsAtMs: Math.max(nowMs, ...POOLS.map((p) => lastPacedSlot(pools[p], spec, p) + windows.minuteMs)),
+  };
 }
 
 /** The last slot a paced pool handed out (its next free one less a pace), or -Infinity. */

@@ -1,3 +1,4 @@
+import { channelKey } from '#lib/messages/index.js';
 import {
   changes,
   type InDoubt,
@@ -10,7 +11,7 @@ import {
 import type { Logger } from '#lib/observability/index.js';
 import type { SendResponse } from '#lib/wecom/index.js';
 import { fail } from './outcomes.js';
-import { type Attempt, nowOf, type Outcome, type Received } from './types.js';
+import { type ChannelAttempt, nowOf, type Outcome, type Received } from './types.js';
 
 /*
  * What both channels do around a send: decide whether a received copy may go (its redelivery proof), record a send
@@ -18,30 +19,37 @@ import { type Attempt, nowOf, type Outcome, type Received } from './types.js';
  */
 
 /** The probe learned nothing about the pause's cause (nothing was sent): the next message probes. */
-export async function probeInconclusive(a: Pick<Attempt, 'deps' | 'msg' | 'gate'>): Promise<void> {
+export async function probeInconclusive(a: Pick<ChannelAttempt, 'deps' | 'target' | 'gate'>): Promise<void> {
   if (a.gate.state === 'probe')
-    await a.deps.pauses.probeInconclusive(a.msg.app, a.gate.pause).catch(() => undefined);
+    await a.deps.pauses.probeInconclusive(channelKey(a.target.channel), a.gate.pause).catch(() => undefined);
 }
 
 /**
- * The message is in doubt, but a resend now would fall outside WeCom's duplicate-check interval and could be
- * delivered twice: the message is not resent, and fails with a code that says its delivery is unknown.
+ * The message is in doubt, but a resend now would fall outside WeCom's duplicate-check interval (or, for a robot,
+ * no duplicate check covers it at all) and could be delivered twice: the message is not resent, and fails with a
+ * code that says its delivery is unknown.
  */
-export async function outcomeUnknown(a: Attempt): Promise<Outcome> {
+export async function outcomeUnknown(a: ChannelAttempt): Promise<Outcome> {
   await probeInconclusive(a);
+  const robot = a.target.channel.kind === 'robot';
   a.log.warn(
-    'not resent: an earlier attempt may have reached WeCom and the duplicate check no longer covers it',
+    robot
+      ? "not resent: an earlier attempt may have reached WeCom and a robot's webhook has no duplicate check"
+      : 'not resent: an earlier attempt may have reached WeCom and the duplicate check no longer covers it',
   );
+  const lost = `an attempt that started at ${a.msg.inDoubt?.since} may have reached WeCom (its answer was lost)`;
   await fail(a, {
     code: 'delivery_unknown',
-    message: `an attempt that started at ${a.msg.inDoubt?.since} may have reached WeCom (its answer was lost); a resend now would be outside WeCom's duplicate check interval and might be delivered twice, so it was not resent`,
+    message: robot
+      ? `${lost}; a robot's webhook has no duplicate check, so a resend might show the group the message twice: it was not resent`
+      : `${lost}; a resend now would be outside WeCom's duplicate check interval and might be delivered twice, so it was not resent`,
   });
   return 'ack';
 }
 
 /** Records a redelivered or deferred message `sent` (with `touser`: the last part of a message sent in parts). */
 export async function recordSent(
-  a: Pick<Attempt, 'deps' | 'msg' | 'log'>,
+  a: Pick<ChannelAttempt, 'deps' | 'msg' | 'log'>,
   response: SendResponse,
   touser?: string[],
 ): Promise<Outcome> {

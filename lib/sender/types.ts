@@ -6,7 +6,14 @@ import type { MessageQueue } from '#lib/queue/index.js';
 import type { QuotaGuard, QuotaWindows } from '#lib/quota/index.js';
 import type { LaneName } from '#lib/resources/index.js';
 import type { MessageStore } from '#lib/store/index.js';
-import type { BroadcastDirectory, SendResponse, TokenCache, WecomApi } from '#lib/wecom/index.js';
+import type {
+  BroadcastDirectory,
+  RobotApi,
+  RobotMediaCache,
+  SendResponse,
+  TokenCache,
+  WecomApi,
+} from '#lib/wecom/index.js';
 import type { RetryPolicy } from './backoff.js';
 import type { Gate, PauseCache } from './pause.js';
 
@@ -30,6 +37,10 @@ export interface SenderDeps {
   quota: QuotaGuard;
   pauses: PauseCache;
   wecom: Pick<WecomApi, 'send'>;
+  /** Group robots' webhook API (`webhook/send`, `upload_media`). */
+  robots: Pick<RobotApi, 'send'>;
+  /** Media ids of robots' uploads, reused while WeCom keeps them. */
+  robotMedia: Pick<RobotMediaCache, 'mediaIdFor' | 'forget'>;
   logger: Logger;
   metrics: Metrics;
   maxReceiveCount: number;

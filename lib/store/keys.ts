@@ -16,7 +16,7 @@ import { type Channel, channelOfKey } from '#lib/messages/index.js';
  * | app pause       | PAUSE#<app>                                 | PAUSE   |
  * | robot pause     | PAUSE#robot:<robot>                         | PAUSE   |
  * | robot quota     | QUOTA#robot:<robot>#member#robot            | Q       |
- * | robot media id  | MEDIA#<robot key fingerprint>#<file digest> | MEDIA   |
+ * | robot media id  | MEDIA#<robot key fingerprint>#<upload digest> | MEDIA |
  * | WeCom event     | CALLBACK#<app>#<event id>                   | CALLBACK |
  * | message's event | MSG#<id>                                    | EVENT#<received at>#<event id> |
  * | webhook attempt | MSG#<id>                                    | HOOK#<at>#<webhook id>#<attempt> |
@@ -65,6 +65,8 @@ export const keys = {
   /** `name`: `app`, `broadcast` or `member#<userid>`; the counters inside are laid out by quota-store.ts. */
   quota: (app: string, name: string) => ({ pk: `QUOTA#${app}#${name}`, sk: 'Q' }),
   pause: (app: string) => ({ pk: `PAUSE#${app}`, sk: 'PAUSE' }),
+  /** `robot`: a fingerprint of the robot's key (never the key); `upload`: a digest of the upload (lib/wecom). */
+  media: (robot: string, upload: string) => ({ pk: `MEDIA#${robot}#${upload}`, sk: 'MEDIA' }),
   event: (app: string, eventId: string) => ({ pk: `CALLBACK#${app}#${eventId}`, sk: 'CALLBACK' }),
   messageEvent: (messageId: string, receivedAt: string, eventId: string) => ({
     pk: `MSG#${messageId}`,
