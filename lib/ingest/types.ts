@@ -90,4 +90,6 @@ export interface QuotaWindowUsage {
 /** Port: reads an app's quota counters (lib/sender `QuotaGuard.usage`, wired in lib/runtime). */
 export interface QuotaUsageReader {
   usage(app: string, now: number): Promise<QuotaWindowUsage[]>;
+  /** A group robot's rolling minute (undefined for a robot no longer configured). */
+  robotUsage?(robot: string, now: number): Promise<QuotaWindowUsage | undefined>;
 }

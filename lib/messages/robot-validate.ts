@@ -18,7 +18,7 @@ export interface RobotSettings {
 }
 
 /** The gateway fields a robot's message takes: those of an app's that do not address members or WeCom's flags. */
-const RobotFieldsSchema = v.object({
+export const RobotFieldsSchema = v.object({
   robot: v.pipe(
     v.string(),
     v.nonEmpty('must not be empty'),

@@ -58,5 +58,5 @@ export type {
   SendOutcome,
   WaitDecision,
 } from './types.js';
-export { memberMinuteUsage, type QuotaReader, type QuotaUsage, QuotaUsageReader } from './usage.js';
+export { type QuotaReader, type QuotaUsage, QuotaUsageReader } from './usage.js';
 export { effectiveLimit, type QuotaWindows, WECOM_WINDOWS } from './windows.js';

@@ -84,31 +84,27 @@ export class QuotaUsageReader {
       },
     ];
   }
-}
 
-/**
- * A member's rolling minute (a group robot's: lib/quota robots.ts), as `GET /v1/robots/{name}` shows it: WeCom's
- * limit, what the gateway allows itself and the messages in the minute that ends now (slots reserved ahead
- * included).
- *
- * @example await reader.memberMinute('robot:oncall', ROBOT_MEMBER, robotQuota(config.robots.oncall.quota), Date.now())
- */
-export async function memberMinuteUsage(
-  store: QuotaReader,
-  key: { app: string; member: string; quota: QuotaConfig },
-  nowMs: number,
-  windows: QuotaWindows = WECOM_WINDOWS,
-): Promise<QuotaUsage> {
-  const state = await store.read({ app: key.app, kind: 'member', member: key.member });
-  const spec = memberSpec(key.quota, windows);
-  const pools = state[COUNTER.member] ?? { n: emptyPool(), h: emptyPool() };
-  return {
-    window: 'robot-minute',
-    limit: key.quota.perMemberPerMinute,
-    allowed: effectiveLimit(key.quota.perMemberPerMinute, key.quota, 'high'),
-    used: POOLS.reduce((n, p) => n + usedInMinute(pools[p], spec, p, windows.minuteMs, nowMs), 0),
-    resetsAtMs: Math.max(nowMs, ...POOLS.map((p) => lastPacedSlot(pools[p], spec, p) + windows.minuteMs)),
-  };
+  /**
+   * A member's rolling minute (a group robot's: lib/quota robots.ts), as `GET /v1/robots/{robot}` shows it: WeCom's
+   * limit, what the gateway allows itself and the messages in the minute that ends now (slots reserved ahead
+   * included). One consistent read of the member's item.
+   *
+   * @example await reader.memberMinute('robot:oncall', ROBOT_MEMBER, robotQuota(config.robots.oncall.quota), Date.now())
+   */
+  async memberMinute(app: string, member: string, quota: QuotaConfig, nowMs: number): Promise<QuotaUsage> {
+    const state = await this.store.read({ app, kind: 'member', member });
+    const w = this.windows;
+    const spec = memberSpec(quota, w);
+    const pools = state[COUNTER.member] ?? { n: emptyPool(), h: emptyPool() };
+    return {
+      window: 'robot-minute',
+      limit: quota.perMemberPerMinute,
+      allowed: effectiveLimit(quota.perMemberPerMinute, quota, 'high'),
+      used: POOLS.reduce((n, p) => n + usedInMinute(pools[p], spec, p, w.minuteMs, nowMs), 0),
+      resetsAtMs: Math.max(nowMs, ...POOLS.map((p) => lastPacedSlot(pools[p], spec, p) + w.minuteMs)),
+    };
+  }
 }
 
 /** The last slot a paced pool handed out (its next free one less a pace), or -Infinity. */

@@ -76,10 +76,14 @@ export class Robots {
 
   add(r: SimRobot): void {
     if (!r.key) throw new SimulatorConfigError('a robot needs a key');
-    const name = r.name ?? `robot-${createHash('sha256').update(r.key).digest('hex').slice(0, 8)}`;
     const existing = this.#byKey.get(r.key);
+    // A change of state keeps the name (and the inbox) the robot has.
+    const name =
+      r.name ??
+      existing?.robot.name ??
+      `robot-${createHash('sha256').update(r.key).digest('hex').slice(0, 8)}`;
     this.#byKey.set(r.key, {
-      robot: { key: r.key, name, state: r.state ?? 'active' },
+      robot: { key: r.key, name, state: r.state ?? existing?.robot.state ?? 'active' },
       inbox: existing?.inbox ?? [],
       refused: existing?.refused ?? 0,
     });

@@ -20,6 +20,13 @@ import { NewsNoticeCardSchema, TextNoticeCardSchema } from './template-card.js';
  * `upload_media` (a media id is valid for that robot only, so a client cannot bring one from elsewhere).
  */
 
+/**
+ * A check with what the OpenAPI document says of it (scripts/openapi): a check's function cannot be read, so the
+ * rule travels as JSON Schema keywords beside it, as `maxChars` does for character limits.
+ */
+const documented = <A extends object>(action: A, openApi: Record<string, unknown>): A =>
+  Object.assign(action, { openApi });
+
 /** Standard base64 with padding, as `Buffer.from(…, 'base64')` would read it without dropping anything. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -32,13 +39,19 @@ const base64Of = (min: number, max: number) =>
     v.string(),
     v.nonEmpty(EMPTY),
     v.regex(BASE64, 'must be standard base64 (A-Z a-z 0-9 + /, padded with =)'),
-    v.check(
-      (s) => decodedBytes(s) >= min,
-      (issue) => `${decodedBytes(issue.input as string)} bytes decoded, min ${min}`,
+    documented(
+      v.check(
+        (s: string) => decodedBytes(s) >= min,
+        (issue) => `${decodedBytes(issue.input as string)} bytes decoded, min ${min}`,
+      ),
+      { 'x-min-decoded-bytes': min },
     ),
-    v.check(
-      (s) => decodedBytes(s) <= max,
-      (issue) => `${decodedBytes(issue.input as string)} bytes decoded, max ${max}`,
+    documented(
+      v.check(
+        (s: string) => decodedBytes(s) <= max,
+        (issue) => `${decodedBytes(issue.input as string)} bytes decoded, max ${max}`,
+      ),
+      { 'x-max-decoded-bytes': max },
     ),
   );
 
@@ -88,20 +101,32 @@ export const RobotMarkdownSchema = v.strictObject({
 export const RobotMarkdownV2Schema = v.strictObject({
   content: v.pipe(
     requiredString(L.markdown_v2.maxContentBytes),
-    v.check(
-      (s) => !/<font\s+color\s*=/i.test(s),
-      'markdown_v2 shows no <font color>: send msgtype markdown for colour',
+    documented(
+      v.check(
+        (s: string) => !/<font\s+color\s*=/i.test(s),
+        'markdown_v2 shows no <font color>: send msgtype markdown for colour',
+      ),
+      // One keyword for both checks (a schema holds it once): colour or a mention.
+      { 'x-forbids': '<font\\s+color\\s*=|<@[^>\\s]+>' },
     ),
-    v.check(
-      (s) => !/<@[^>\s]+>/.test(s),
-      'markdown_v2 mentions nobody (<@userid>): send msgtype markdown or text',
+    documented(
+      v.check(
+        (s: string) => !/<@[^>\s]+>/.test(s),
+        'markdown_v2 mentions nobody (<@userid>): send msgtype markdown or text',
+      ),
+      {},
     ),
   ),
 });
 
 /** image: the raw JPG or PNG (≤2 MB) in base64, and its md5 (the gateway computes it when absent). */
 export const RobotImageSchema = v.strictObject({
-  base64: v.pipe(base64Of(1, L.image.maxBytes), v.check(isJpegOrPng, 'must be a JPG or PNG image')),
+  base64: v.pipe(
+    base64Of(1, L.image.maxBytes),
+    documented(v.check(isJpegOrPng, 'must be a JPG or PNG image'), {
+      contentMediaType: 'image/jpeg or image/png',
+    }),
+  ),
   md5: v.optional(
     v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{32}$/, 'must be 32 hex digits (the md5 of the raw image)')),
   ),
@@ -135,10 +160,13 @@ const filename = v.pipe(
   v.string(),
   v.nonEmpty(EMPTY),
   maxBytes(L.maxFilenameBytes),
-  v.check(
-    (name) =>
-      ![...name].some((ch) => ch === '/' || ch === '\\' || ch === '"' || (ch.codePointAt(0) ?? 0) < 0x20),
-    'must be a file name (no path, quotes or control characters)',
+  documented(
+    v.check(
+      (name: string) =>
+        ![...name].some((ch) => ch === '/' || ch === '\\' || ch === '"' || (ch.codePointAt(0) ?? 0) < 0x20),
+      'must be a file name (no path, quotes or control characters)',
+    ),
+    { pattern: '^[^/\\\\"\\u0000-\\u001f]+$' },
   ),
 );
 
@@ -160,7 +188,7 @@ export const RobotVoiceSchema = v.union(
     v.strictObject({
       base64: v.pipe(
         base64Of(L.voice.minBytes, L.voice.maxBytes),
-        v.check(isAmr, 'must be an AMR recording'),
+        documented(v.check(isAmr, 'must be an AMR recording'), { contentMediaType: 'audio/amr' }),
       ),
       filename: v.optional(filename),
     }),

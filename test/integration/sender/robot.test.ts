@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { scaledMinutes, startTestGateway, type TestGateway } from '#test/helpers/gateway.js';
+import { ROBOT_KEY, robotMarkdown, withRobot } from '#test/helpers/robots.js';
+
+/**
+ * A group robot through the whole local stack, against the simulator's strict readings (every rolling minute
+ * counted, the 21st message refused with 45009). WeCom's minute runs as 4 seconds in the gateway and the simulator
+ * alike (scaledMinutes), so the robot's 16 a minute (`high`; 20 less the margin) are 250 ms apart.
+ */
+const MINUTE_MS = 4_000;
+const contentOf = (payload: unknown) => (payload as { content: string }).content;
+
+describe('a group robot, end to end', () => {
+  let gw: TestGateway | undefined;
+  afterEach(async () => {
+    await gw?.stack.stop();
+    gw = undefined;
+  });
+  const start = async (opts: { configProbeMs?: readonly number[] } = {}) => {
+    const scaled = scaledMinutes(MINUTE_MS);
+    gw = await startTestGateway({
+      ...scaled,
+      simulator: { ...scaled.simulator, readings: 'strict' },
+      runtime: { ...scaled.runtime, ...(opts.configProbeMs ? { configProbeMs: opts.configProbeMs } : {}) },
+      configure: withRobot,
+    });
+    const sim = gw.stack.simulator;
+    if (!sim) throw new Error('no simulator');
+    return { gw, sim };
+  };
+
+  it('opens the robot’s circuit on 93000, says why, and delivers what waited once the robot is back', {
+    timeout: 30_000,
+  }, async () => {
+    const { gw, sim } = await start({ configProbeMs: [1_000] });
+    sim.setRobots([{ key: ROBOT_KEY, state: 'removed' }]);
+
+    const ids: string[] = [];
+    for (const i of [1, 2, 3]) ids.push((await gw.post('/v1/messages', robotMarkdown(`waits ${i}`))).body.id);
+    for (const id of ids) await gw.waitForStatus(id, ['deferred']);
+
+    const state = await gw.get('/v1/robots/oncall');
+    expect(state.status).toBe(200);
+    expect(state.body).toMatchObject({
+      robot: 'oncall',
+      state: 'circuit_open',
+      pause: { kind: 'config_error', errcode: 93000, hint: expect.stringContaining("robot's key") },
+      quota: [expect.objectContaining({ window: 'robot-minute', limit: 20, allowed: 16 })],
+    });
+    expect(JSON.stringify(state.body)).not.toContain(ROBOT_KEY);
+    expect((await gw.get('/v1/robots')).body).toEqual({
+      robots: [{ robot: 'oncall', state: 'circuit_open' }],
+    });
+
+    sim.setRobots([{ key: ROBOT_KEY, state: 'active' }]);
+    for (const id of ids) await gw.waitForStatus(id, ['sent'], 20_000);
+    expect(
+      sim
+        .groupInbox('oncall')
+        .map((m) => contentOf(m.payload))
+        .sort(),
+    ).toEqual(['waits 1', 'waits 2', 'waits 3']);
+    expect((await gw.get('/v1/robots/oncall')).body.state).toBe('active');
+  });
+
+  it('uploads a file once through the robot’s upload_media and sends its media id twice', {
+    timeout: 30_000,
+  }, async () => {
+    const { gw, sim } = await start();
+    const file = {
+      base64: Buffer.from('date,host,disk\n2026-12-01,db-1,91%\n').toString('base64'),
+      filename: 'disk.csv',
+    };
+
+    const first = await gw.post('/v1/messages', { robot: 'oncall', msgtype: 'file', file });
+    await gw.waitForStatus(first.body.id, ['sent']);
+    const second = await gw.post('/v1/messages', { robot: 'oncall', msgtype: 'file', file });
+    await gw.waitForStatus(second.body.id, ['sent']);
+
+    expect(sim.stats().robotUploadCalls).toBe(1);
+    const sent = sim.groupInbox('oncall').map((m) => m.payload as { media_id: string; filename: string });
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatchObject({ filename: 'disk.csv' });
+    expect(sent[1]?.media_id).toBe(sent[0]?.media_id);
+    // The status shows the robot, not an app, and what the client sent.
+    const status = (await gw.get(`/v1/messages/${first.body.id}`)).body;
+    expect(status).toMatchObject({ robot: 'oncall', status: 'sent', body: { msgtype: 'file' } });
+    expect(status.app).toBeUndefined();
+  });
+
+  it('answers 400 naming an app-only field on a robot, and stores and queues nothing', async () => {
+    const { gw, sim } = await start();
+
+    const res = await gw.post('/v1/messages', robotMarkdown('x', { touser: 'zhangsan', safe: 1 }));
+
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      expect.objectContaining({ field: 'touser', message: expect.stringContaining('touser is for apps') }),
+      expect.objectContaining({ field: 'safe', message: expect.stringContaining('safe is for apps') }),
+    ]);
+    expect((await gw.get('/v1/messages?app=ops')).body.messages).toEqual([]);
+    expect(sim.stats().robotSendCalls).toBe(0);
+  });
+});
