@@ -154,7 +154,7 @@ export function registerSend(program: Command, ctx: CliContext): void {
     .command('send')
     .description('send a test message through the gateway and print its id')
     .option('-a, --app <app>', 'configured app name (required unless --robot, or --file has "app")')
-    .option('-r, --robot <robot>', "a configured group robot: post to its group chat instead (no --to)")
+    .option('-r, --robot <robot>', 'a configured group robot: post to its group chat instead (no --to)')
     .option('--to <users>', 'WeCom userids; repeat, comma- or |-separate; @all for everyone', recipients)
     .option('--party <ids>', 'department ids (toparty)', recipients)
     .option('--tag <ids>', 'tag ids (totag)', recipients)
@@ -189,7 +189,7 @@ Examples:
   $ wecom-gateway send --app ops --to zhangsan,lisi --markdown "**disk** 91%" --priority high --wait
   $ wecom-gateway send --file card.json --to zhangsan
   $ wecom-gateway send --app ops --to zhangsan --template deploy_done --var service=api --var env=prod
-  $ wecom-gateway send --robot oncall --markdown "**db-1** disk <font color=\"warning\">91%</font>"`,
+  $ wecom-gateway send --robot oncall --markdown '**db-1** disk <font color="warning">91%</font>'`,
     )
     .action(action(ctx, send));
 }

@@ -123,7 +123,10 @@ describe('wecom-gateway send --robot', () => {
 
   it.each([
     [['send', '--robot', 'oncall', '--to', 'u', '--text', 'x'], '--to, --party and --tag are for apps'],
-    [['send', '--robot', 'oncall', '--app', 'ops', '--text', 'x'], 'give --app (a message to members) or --robot'],
+    [
+      ['send', '--robot', 'oncall', '--app', 'ops', '--text', 'x'],
+      'give --app (a message to members) or --robot',
+    ],
   ])('refuses %j: %s', async (argv, message) => {
     const { code, stderr } = await run(argv);
     expect(code).toBe(2);
