@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { scaledMinutes, startTestGateway, type TestGateway } from '#test/helpers/gateway.js';
+import { type GatewayConfig, parseConfig } from '#lib/config/index.js';
+import { sha256Hex } from '#lib/security/index.js';
+import { scaledMinutes, startTestGateway, type TestGateway, waitFor } from '#test/helpers/gateway.js';
+import { fixture } from '#test/helpers/hook-fixtures.js';
 import { ROBOT_KEY, robotMarkdown, withRobot } from '#test/helpers/robots.js';
 
 /**
@@ -16,13 +19,15 @@ describe('a group robot, end to end', () => {
     await gw?.stack.stop();
     gw = undefined;
   });
-  const start = async (opts: { configProbeMs?: readonly number[] } = {}) => {
+  const start = async (
+    opts: { configProbeMs?: readonly number[]; configure?: (config: GatewayConfig) => void } = {},
+  ) => {
     const scaled = scaledMinutes(MINUTE_MS);
     gw = await startTestGateway({
       ...scaled,
       simulator: { ...scaled.simulator, readings: 'strict' },
       runtime: { ...scaled.runtime, ...(opts.configProbeMs ? { configProbeMs: opts.configProbeMs } : {}) },
-      configure: withRobot,
+      configure: opts.configure ?? withRobot,
     });
     const sim = gw.stack.simulator;
     if (!sim) throw new Error('no simulator');
@@ -86,6 +91,43 @@ describe('a group robot, end to end', () => {
     const status = (await gw.get(`/v1/messages/${first.body.id}`)).body;
     expect(status).toMatchObject({ robot: 'oncall', status: 'sent', body: { msgtype: 'file' } });
     expect(status.app).toBeUndefined();
+  });
+
+  it('takes an Alertmanager delivery and a push for the robot, and posts them to its group', {
+    timeout: 30_000,
+  }, async () => {
+    const { gw, sim } = await start({
+      configure: (config) => {
+        withRobot(config);
+        Object.assign(
+          config,
+          parseConfig({
+            ...config,
+            hooks: {
+              prom: { source: 'alertmanager', robot: 'oncall', tokenSha256: sha256Hex('token-prom') },
+            },
+            pushKeys: [{ name: 'cron', robot: 'oncall', sha256: sha256Hex('sendkey-cron') }],
+          }),
+        );
+      },
+    });
+
+    const hook = await fetch(`${gw.stack.apiUrl}/v1/hooks/prom/token-prom`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: fixture('alertmanager', 'firing'),
+    });
+    const push = await fetch(`${gw.stack.apiUrl}/v1/push/sendkey-cron?title=Backup%20done`);
+    expect([hook.status, push.status]).toEqual([202, 200]);
+    await waitFor(() => sim.groupInbox('oncall').length >= 2, 20_000);
+
+    const posted = sim.groupInbox('oncall').map((m) => [m.msgtype, contentOf(m.payload).split('\n')[0]]);
+    expect(posted).toEqual(
+      expect.arrayContaining([
+        ['markdown_v2', '## [FIRING:2] PostgresReplicationLag'],
+        ['markdown', '## Backup done'],
+      ]),
+    );
   });
 
   it('answers 400 naming an app-only field on a robot, and stores and queues nothing', async () => {
