@@ -19,14 +19,21 @@ describe('a group robot, end to end', () => {
     await gw?.stack.stop();
     gw = undefined;
   });
+  /** Every log line of the stack's functions, to check that the robot's key never reaches one. */
+  let logs: string[] = [];
   const start = async (
     opts: { configProbeMs?: readonly number[]; configure?: (config: GatewayConfig) => void } = {},
   ) => {
     const scaled = scaledMinutes(MINUTE_MS);
+    logs = [];
     gw = await startTestGateway({
       ...scaled,
       simulator: { ...scaled.simulator, readings: 'strict' },
-      runtime: { ...scaled.runtime, ...(opts.configProbeMs ? { configProbeMs: opts.configProbeMs } : {}) },
+      runtime: {
+        ...scaled.runtime,
+        ...(opts.configProbeMs ? { configProbeMs: opts.configProbeMs } : {}),
+        logWrite: (line: string) => logs.push(line),
+      },
       configure: opts.configure ?? withRobot,
     });
     const sim = gw.stack.simulator;
@@ -53,6 +60,9 @@ describe('a group robot, end to end', () => {
       quota: [expect.objectContaining({ window: 'robot-minute', limit: 20, allowed: 16 })],
     });
     expect(JSON.stringify(state.body)).not.toContain(ROBOT_KEY);
+    // The functions logged the refusal, and never the key that WeCom refused.
+    expect(logs.some((l) => l.includes('93000'))).toBe(true);
+    expect(logs.filter((l) => l.includes(ROBOT_KEY))).toEqual([]);
     expect((await gw.get('/v1/robots')).body).toEqual({
       robots: [{ robot: 'oncall', state: 'circuit_open' }],
     });
