@@ -242,7 +242,8 @@ export function newRecord(o: RecordOrigin): MessageRecord {
 export const sentEvent = (at: string, receipt: WecomReceipt): MessageEvent => ({
   at,
   type: 'sent',
-  detail: `msgid ${receipt.msgid}`,
+  // A group robot's send is answered without a msgid.
+  ...(receipt.msgid ? { detail: `msgid ${receipt.msgid}` } : {}),
 });
 
 /**

@@ -1,9 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type GatewayConfig, parseConfig } from '#lib/config/index.js';
 import { sha256Hex } from '#lib/security/index.js';
+import { verifyWebhook } from '#lib/webhooks/index.js';
+import { TEST_WEBHOOK_SECRET } from '#local/harness/config.js';
 import { scaledMinutes, startTestGateway, type TestGateway, waitFor } from '#test/helpers/gateway.js';
 import { fixture } from '#test/helpers/hook-fixtures.js';
 import { ROBOT_KEY, robotMarkdown, withRobot } from '#test/helpers/robots.js';
+import { HOOKS_TLS, startWebhookReceiver, webhookResolver } from '#test/helpers/webhook-receiver.js';
 
 /**
  * A group robot through the whole local stack, against the simulator's strict readings (every rolling minute
@@ -138,6 +141,51 @@ describe('a group robot, end to end', () => {
         ['markdown', '## Backup done'],
       ]),
     );
+  });
+
+  it('tells the business a robot’s message was sent, with a webhook signed by the robot’s secret', {
+    timeout: 30_000,
+  }, async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const scaled = scaledMinutes(MINUTE_MS);
+      gw = await startTestGateway({
+        ...scaled,
+        runtime: { ...scaled.runtime, webhookResolve: webhookResolver().resolve, webhookCa: HOOKS_TLS.cert },
+        configure: (config) => {
+          withRobot(config);
+          const robot = config.robots?.oncall;
+          if (robot)
+            robot.webhook = {
+              secrets: [TEST_WEBHOOK_SECRET],
+              allowedPorts: [receiver.port],
+              events: ['message.sent'],
+            };
+        },
+      });
+
+      const sent = await gw.post(
+        '/v1/messages',
+        robotMarkdown('with a webhook', { callback_url: receiver.url('/robot') }),
+      );
+      await waitFor(() => receiver.received.length > 0, 20_000);
+
+      const [webhook] = receiver.received;
+      expect(webhook?.json).toMatchObject({
+        type: 'message.sent',
+        data: { id: sent.body.id, robot: 'oncall' },
+      });
+      expect(webhook?.json.data.app).toBeUndefined();
+      expect(() =>
+        verifyWebhook({
+          secrets: [TEST_WEBHOOK_SECRET],
+          headers: webhook?.headers ?? {},
+          body: webhook?.body ?? '',
+        }),
+      ).not.toThrow();
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('answers 400 naming an app-only field on a robot, and stores and queues nothing', async () => {
