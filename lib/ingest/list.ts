@@ -34,8 +34,8 @@ export interface MessageListView {
 }
 
 export const toSummaryView = (s: MessageSummary): MessageSummaryView => ({
-  ...addressOf(channelOf(s)),
   id: s.id,
+  ...addressOf(channelOf(s)),
   status: s.status,
   priority: s.priority,
   msgtype: s.msgtype,

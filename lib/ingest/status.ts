@@ -113,8 +113,8 @@ function toStatusView(
 ): Addressed & Omit<StatusViewFields, 'wecom_events' | 'webhook_attempts'> {
   const { msgtype, content } = r.request;
   return {
-    ...addressOf(channelOf(r)),
     id: r.id,
+    ...addressOf(channelOf(r)),
     status: r.status,
     priority: r.priority,
     attempts: r.attempts,

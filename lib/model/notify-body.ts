@@ -58,8 +58,8 @@ export function statusNotice(
   return {
     v: 1,
     kind: 'status',
-    ...addressOf(channelOf(record)),
     messageId: record.id,
+    ...addressOf(channelOf(record)),
     status: record.status as NotifyStatus,
     at: record.updatedAt,
   };

@@ -62,8 +62,8 @@ export function recipientsPreview(r: Recipients): RecipientsPreview {
 /** The summary of a record (as read back, first delivery folded in). */
 export function summaryOf(r: MessageRecord): MessageSummary {
   return {
-    ...addressOf(channelOf(r)),
     id: r.id,
+    ...addressOf(channelOf(r)),
     status: r.status,
     priority: r.priority,
     msgtype: r.request.msgtype,

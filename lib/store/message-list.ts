@@ -361,8 +361,8 @@ function channelOfItem(item: Record<string, unknown>): Addressed {
 function summaryOfItem(item: Record<string, unknown>): MessageSummary {
   const to = (item[INDEX_ATTR.to] ?? {}) as Partial<MessageSummary['recipients']>;
   return {
-    ...channelOfItem(item),
     id: String(item.id),
+    ...channelOfItem(item),
     status: item.status as MessageStatus,
     priority: item.priority as MessageSummary['priority'],
     msgtype: item[INDEX_ATTR.msgtype] as MsgType | RobotMsgType,
