@@ -1,13 +1,19 @@
-import { APP_DIMENSION, type MetricName, metricsNamespace } from '#lib/observability/index.js';
+import {
+  APP_DIMENSION,
+  type MetricName,
+  metricsNamespace,
+  ROBOT_DIMENSION,
+} from '#lib/observability/index.js';
 
 /**
  * The functions' custom metrics, as they emit them through CloudWatch EMF (lib/observability/metrics.ts): names come
  * from the same type, so a renamed metric fails the type-check here instead of leaving an alarm on a metric that
  * no longer exists. Each stage writes to its own namespace (`metricsNamespace(stage)`). Alarms watch the
  * dimensionless series (alarms and graphs match a metric on its exact dimension set); Sent, Failed, Deferred and
- * ConfigError also exist per app (dimension `app`), for the dashboard.
+ * ConfigError also exist per app (dimension `app`), and Sent, Failed, Deferred and RobotConfigError per group robot
+ * (dimension `robot`), for the dashboard.
  */
-export { APP_DIMENSION, metricsNamespace };
+export { APP_DIMENSION, metricsNamespace, ROBOT_DIMENSION };
 
 export const METRIC_NAMES = {
   sent: 'Sent',
@@ -20,6 +26,8 @@ export const METRIC_NAMES = {
   rateLimited: 'RateLimited',
   /** WeCom refused an app's setup: wrong secret (40001), IP not trusted (60020), bad agentid… */
   configError: 'ConfigError',
+  /** WeCom refused a group robot's key: 93000 (bad key, or removed from its group), 93004 (disabled), 93008. */
+  robotConfigError: 'RobotConfigError',
   /** A function could not re-read the config, or found it invalid, and kept the last good one. */
   configReloadFailed: 'ConfigReloadFailed',
   callbacksStored: 'CallbacksStored',

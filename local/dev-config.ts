@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type GatewayConfig, QUOTA_DEFAULTS } from '#lib/config/index.js';
+import { type GatewayConfig, QUOTA_DEFAULTS, ROBOT_QUOTA_DEFAULTS } from '#lib/config/index.js';
 import { WEBHOOK_EVENT_TYPES } from '#lib/webhooks/payloads.js';
 import { generateWebhookSecret } from '#lib/webhooks/signature.js';
 import { DEV_CONFIG_FILE, DEV_KEY_FILE } from './local-dir.js';
@@ -17,7 +17,10 @@ export const newDevKey = (): DevKey => {
   return { key, sha256: createHash('sha256').update(key).digest('hex') };
 };
 
-/** The minimal config of SPEC §3 for the offline stack: one app `ops` and one key for it. */
+/**
+ * The minimal config of SPEC §3 for the offline stack: one app `ops`, one group robot `oncall` (the simulator plays
+ * its group chat) and one key for both.
+ */
 export function devConfig(key: DevKey): GatewayConfig {
   return {
     apps: {
@@ -35,11 +38,14 @@ export function devConfig(key: DevKey): GatewayConfig {
         webhook: { secrets: [generateWebhookSecret()], allowedPorts: [], events: [...WEBHOOK_EVENT_TYPES] },
       },
     },
+    // A key shaped like WeCom's (a UUID); the simulator knows it from this config.
+    robots: { oncall: { key: randomUUID(), quota: { ...ROBOT_QUOTA_DEFAULTS } } },
     apiKeys: [
       {
         name: 'dev',
         sha256: key.sha256,
         apps: ['ops'],
+        robots: ['oncall'],
         // The local stack is the developer's own: its key may also use the DLQ routes (the console's DLQ page).
         scopes: ['messages:write', 'messages:read', 'messages:recall', 'admin'],
       },

@@ -222,7 +222,7 @@ async function startEmulators(opts: LocalStackOptions, cleanups: Cleanups) {
   return { dynamo, sqsEmu, counter, dynamoClient, sqs };
 }
 
-/** The WeCom simulator, with the config's apps. */
+/** The WeCom simulator, with the config's apps and robots. */
 async function startSimulator(
   opts: LocalStackOptions,
   host: string,
@@ -241,6 +241,10 @@ async function startSimulator(
         secret: a.secret,
         agentId: a.agentId,
       })),
+    // The config's robots, by the same names, unless a test gives WeCom other ones (a key it does not know).
+    robots:
+      opts.simulator?.robots ??
+      Object.entries(config.robots ?? {}).map(([name, r]) => ({ key: r.key, name })),
   });
   cleanups.push(() => simulator.stop());
   return simulator;

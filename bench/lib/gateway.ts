@@ -46,15 +46,21 @@ export interface BenchGateway {
 export type BenchGatewayOptions = Omit<LocalStackOptions, 'config'> & {
   quota?: Partial<GatewayConfig['apps'][string]['quota']>;
   apps?: string[];
+  /** Group robots by name (local/harness `testConfig`). */
+  robots?: string[];
 };
 
 export async function startBenchGateway(opts: BenchGatewayOptions = {}): Promise<BenchGateway> {
   const devKey = newDevKey();
-  const { quota, apps, ...stackOpts } = opts;
+  const { quota, apps, robots, ...stackOpts } = opts;
   const stack = await startLocalStack({
     port: 0,
     ...stackOpts,
-    config: testConfig(devKey, { ...(quota ? { quota } : {}), ...(apps ? { apps } : {}) }),
+    config: testConfig(devKey, {
+      ...(quota ? { quota } : {}),
+      ...(apps ? { apps } : {}),
+      ...(robots ? { robots } : {}),
+    }),
     simulator: { latencyMs: SIM_LATENCY_MS, ...stackOpts.simulator },
   });
   const api = new ApiClient(stack.apiUrl, devKey.key);

@@ -17,11 +17,13 @@
  * - per member: one member, WeCom limit 30/min; member A on the high lane (allowed 24), member B on the normal
  *   lane (allowed 19), concurrently, app limits far away;
  * - per app: perMinute 50 on gateway and simulator; app `ops` on the high lane (allowed 40), app `bulk` on the
- *   normal lane (allowed 32), each message to a different member so member limits never bind.
+ *   normal lane (allowed 32), each message to a different member so member limits never bind;
+ * - per group robot: WeCom's 20 a minute per robot (refused with 45009 beyond); robot `oncall` on the high lane
+ *   (allowed 16), robot `digest` on the normal lane (allowed 12), each robot's group inbox counted.
  */
 import type { GatewayConfig } from '#lib/config/index.js';
-import { QUOTA_DEFAULTS } from '#lib/config/index.js';
-import { effectiveLimit } from '#lib/quota/index.js';
+import { QUOTA_DEFAULTS, ROBOT_QUOTA_DEFAULTS } from '#lib/config/index.js';
+import { effectiveLimit, robotQuota } from '#lib/quota/index.js';
 import { queueDepth } from '#local/harness/sender.js';
 import { maxInRollingWindow } from '#local/harness/windows.js';
 import { type BenchGateway, startBenchGateway } from '../lib/gateway.js';
@@ -59,6 +61,8 @@ type Quota = GatewayConfig['apps'][string]['quota'];
 interface Stream {
   label: string;
   app: string;
+  /** Messages to this group robot instead of the app's members (`member` is then unused). */
+  robot?: string;
   priority: 'high' | 'normal';
   allowed: number;
   /** Recipient of message i. */
@@ -139,9 +143,33 @@ export const quotaUtilisation: Metric = {
       ],
     );
 
+    const robotLimits = robotQuota(ROBOT_QUOTA_DEFAULTS);
+    const robot = await runCase(ctx, 'per-robot', WINDOW_MS, { robots: ['oncall', 'digest'] }, {}, [
+      {
+        label: 'per group robot, high lane',
+        app: 'ops',
+        robot: 'oncall',
+        priority: 'high',
+        allowed: effectiveLimit(robotLimits.perMemberPerMinute, robotLimits, 'high'),
+        member: () => '',
+        count: 0,
+        wecomLimit: ROBOT_QUOTA_DEFAULTS.perMinute,
+      },
+      {
+        label: 'per group robot, normal lane',
+        app: 'ops',
+        robot: 'digest',
+        priority: 'normal',
+        allowed: effectiveLimit(robotLimits.perMemberPerMinute, robotLimits, 'normal'),
+        member: () => '',
+        count: 0,
+        wecomLimit: ROBOT_QUOTA_DEFAULTS.perMinute,
+      },
+    ]);
+
     const rows: Row[] = [];
     const notes: string[] = [];
-    for (const c of [member, app]) {
+    for (const c of [member, app, robot]) {
       for (const s of c.streams) {
         const ok =
           s.utilisation >= TARGET && c.rateLimited === 0 && c.drops === 0 && s.maxRolling <= s.wecomLimit;
@@ -159,7 +187,7 @@ export const quotaUtilisation: Metric = {
     }
     return {
       rows,
-      details: { backlogWindows: BACKLOG_WINDOWS, cases: { member, app } },
+      details: { backlogWindows: BACKLOG_WINDOWS, cases: { member, app, robot } },
       notes,
     };
   },
@@ -169,7 +197,7 @@ async function runCase(
   ctx: BenchContext,
   name: string,
   windowMs: number,
-  gatewayOpts: { apps?: string[]; quota?: Partial<Quota> },
+  gatewayOpts: { apps?: string[]; quota?: Partial<Quota>; robots?: string[] },
   simLimits: Record<string, number>,
   streams: Stream[],
 ): Promise<{
@@ -194,10 +222,12 @@ async function runCase(
     await sleep(msToWindowEnd(windowMs) + 20);
     const started = Date.now();
     const batches = streams.flatMap((s) => {
-      const msgs = Array.from({ length: s.count }, (_, i) => ({
-        ...textMessage(`${name} ${ctx.runId} ${s.label} ${i}`, s.member(i), { priority: s.priority }),
-        app: s.app,
-      }));
+      const content = (i: number) => `${name} ${ctx.runId} ${s.label} ${i}`;
+      const msgs = Array.from({ length: s.count }, (_, i) =>
+        s.robot !== undefined
+          ? { robot: s.robot, priority: s.priority, msgtype: 'text', text: { content: content(i) } }
+          : { ...textMessage(content(i), s.member(i), { priority: s.priority }), app: s.app },
+      );
       const chunks: unknown[][] = [];
       for (let i = 0; i < msgs.length; i += 100) chunks.push(msgs.slice(i, i + 100));
       return chunks;
@@ -207,7 +237,8 @@ async function runCase(
       if (res.status !== 207) throw new Error(`batch answered ${res.status}`);
     });
     const total = streams.reduce((n, s) => n + s.count, 0);
-    const inboxOf = (s: Stream) => {
+    const inboxOf = (s: Stream): { receivedAt: number }[] => {
+      if (s.robot !== undefined) return sim.groupInbox(s.robot);
       const members = new Set(Array.from({ length: s.count }, (_, i) => s.member(i)));
       return [...members].flatMap((m) => sim.inbox(m));
     };

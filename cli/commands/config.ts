@@ -102,18 +102,23 @@ async function check(run: Run, opts: { file?: string }): Promise<void> {
     file: loaded.file,
     valid: true,
     apps: Object.keys(config.apps),
-    apiKeys: config.apiKeys.map((k) => ({ name: k.name, apps: k.apps, scopes: k.scopes })),
+    // Robots by name only: a robot's key is a secret, like an app's.
+    robots: Object.keys(config.robots ?? {}),
+    apiKeys: config.apiKeys.map((k) => ({
+      name: k.name,
+      apps: k.apps,
+      ...(k.robots ? { robots: k.robots } : {}),
+      scopes: k.scopes,
+    })),
     hooks: Object.entries(config.hooks ?? {}).map(([name, h]) => ({
       name,
       source: h.source,
-      app: h.app,
-      to: h.to,
+      ...(h.robot !== undefined ? { robot: h.robot } : { app: h.app, to: h.to }),
       signed: h.secret !== undefined,
     })),
     pushKeys: (config.pushKeys ?? []).map((k) => ({
       name: k.name,
-      app: k.app,
-      to: k.to,
+      ...(k.robot !== undefined ? { robot: k.robot } : { app: k.app, to: k.to }),
       msgtype: k.msgtype,
     })),
     templates: templateNames(config),
@@ -125,6 +130,13 @@ async function check(run: Run, opts: { file?: string }): Promise<void> {
 }
 
 type Recipients = { touser?: unknown; toparty?: unknown; totag?: unknown };
+
+/** Where a hook or push key sends: `app ops, to users a, b` or `robot oncall`. */
+const destination = (e: {
+  app?: string | undefined;
+  robot?: string | undefined;
+  to?: Recipients | undefined;
+}) => (e.robot !== undefined ? `robot ${e.robot}` : `app ${e.app}, to ${describeRecipients(e.to ?? {})}`);
 
 /** `{ touser: 'a|b', toparty: [2] }` → `users a, b; party 2`. */
 export function describeRecipients(to: Recipients): string {
@@ -156,9 +168,18 @@ export function describeConfig(
       `    ${c.bold(name)}  corp ${app.corpId}, agent ${app.agentId} ${c.dim(`(${extras.join(', ')})`)}`,
     );
   }
+  const robots = Object.entries(config.robots ?? {});
+  if (robots.length > 0) lines.push('  robots');
+  for (const [name, r] of robots) {
+    const mentions = r.mentions?.users?.length ? `, mentions ${r.mentions.users.join(', ')}` : '';
+    lines.push(
+      `    ${c.bold(name)}  ${r.quota.perMinute} a minute${c.dim(mentions ? ` (${mentions.slice(2)})` : '')}`,
+    );
+  }
   lines.push(`  API keys  ${config.apiKeys.length === 0 ? none : ''}`.trimEnd());
   for (const k of config.apiKeys) {
-    lines.push(`    ${c.bold(k.name)}  for ${k.apps.join(', ')} ${c.dim(`(${k.scopes.join(', ')})`)}`);
+    const uses = [...k.apps, ...(k.robots ?? []).map((r) => `robot ${r}`)];
+    lines.push(`    ${c.bold(k.name)}  for ${uses.join(', ')} ${c.dim(`(${k.scopes.join(', ')})`)}`);
   }
   const hooks = Object.entries(config.hooks ?? {});
   lines.push(`  hooks     ${hooks.length === 0 ? none : ''}`.trimEnd());
@@ -166,7 +187,7 @@ export function describeConfig(
     const signed = h.secret !== undefined ? ', signature checked' : '';
     const rules = h.rules?.length ? `, ${h.rules.length} routing rule${h.rules.length === 1 ? '' : 's'}` : '';
     lines.push(
-      `    ${c.bold(name)}  ${h.source} → app ${h.app}, to ${describeRecipients(h.to)} ${c.dim(`(POST /v1/hooks/${name}/<token>${signed}${rules})`)}`,
+      `    ${c.bold(name)}  ${h.source} → ${destination(h)} ${c.dim(`(POST /v1/hooks/${name}/<token>${signed}${rules})`)}`,
     );
   }
   const templates = templateNames(config);
@@ -174,9 +195,7 @@ export function describeConfig(
   const pushKeys = config.pushKeys ?? [];
   lines.push(`  push keys ${pushKeys.length === 0 ? none : ''}`.trimEnd());
   for (const k of pushKeys) {
-    lines.push(
-      `    ${c.bold(k.name)}  → app ${k.app}, to ${describeRecipients(k.to)} ${c.dim(`(/v1/push/<sendkey>, ${k.msgtype})`)}`,
-    );
+    lines.push(`    ${c.bold(k.name)}  → ${destination(k)} ${c.dim(`(/v1/push/<sendkey>, ${k.msgtype})`)}`);
   }
   return lines;
 }

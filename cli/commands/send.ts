@@ -9,6 +9,8 @@ import { addTargetOptions, addWatchOptions, exitCodeFor, printStatus, watchStatu
 
 interface SendOpts {
   app?: string;
+  robot?: string;
+  markdownV2?: string;
   to?: string[];
   party?: string[];
   tag?: string[];
@@ -71,11 +73,15 @@ export async function buildMessage(ctx: CliContext, opts: SendOpts): Promise<Rec
   const sources = [
     opts.text !== undefined,
     opts.markdown !== undefined,
+    opts.markdownV2 !== undefined,
     opts.file !== undefined,
     opts.template !== undefined,
   ].filter(Boolean);
   if (sources.length !== 1) {
-    throw new UsageError('give exactly one of --text, --markdown, --file or --template');
+    throw new UsageError('give exactly one of --text, --markdown, --markdown-v2, --file or --template');
+  }
+  if (opts.app !== undefined && opts.robot !== undefined) {
+    throw new UsageError('give --app (a message to members) or --robot (a post to its group chat), not both');
   }
   if (opts.var !== undefined && opts.template === undefined) {
     throw new UsageError('--var fills the variables of a --template');
@@ -88,16 +94,31 @@ export async function buildMessage(ctx: CliContext, opts: SendOpts): Promise<Rec
   if (opts.markdown !== undefined) {
     Object.assign(body, { msgtype: 'markdown', markdown: { content: await content(opts.markdown) } });
   }
+  if (opts.markdownV2 !== undefined) {
+    Object.assign(body, { msgtype: 'markdown_v2', markdown_v2: { content: await content(opts.markdownV2) } });
+  }
   if (opts.template !== undefined)
     Object.assign(body, { template: opts.template, variables: opts.var ?? {} });
   if (opts.app) body.app = opts.app;
+  if (opts.robot) {
+    body.robot = opts.robot;
+    delete body.app;
+  }
   if (opts.to) body.touser = opts.to;
   if (opts.party) body.toparty = opts.party;
   if (opts.tag) body.totag = opts.tag;
   if (opts.priority) body.priority = opts.priority;
   if (opts.split !== undefined) body.split = opts.split;
 
-  if (typeof body.app !== 'string') throw new UsageError('--app: which app sends it? (or "app" in --file)');
+  if (typeof body.robot === 'string') {
+    // A robot posts to its own group chat: recipients are for apps, and the gateway would name them in a 400.
+    if (opts.to || opts.party || opts.tag) {
+      throw new UsageError('--to, --party and --tag are for apps: a robot posts to its group chat');
+    }
+    return body;
+  }
+  if (typeof body.app !== 'string')
+    throw new UsageError('--app: which app sends it? (or --robot, or "app" in --file)');
   if (!['touser', 'toparty', 'totag'].some((f) => body[f] !== undefined)) {
     throw new UsageError('no recipient: give --to, --party or --tag (or touser/toparty/totag in --file)');
   }
@@ -132,12 +153,14 @@ export function registerSend(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('send')
     .description('send a test message through the gateway and print its id')
-    .option('-a, --app <app>', 'configured app name (required unless --file has "app")')
+    .option('-a, --app <app>', 'configured app name (required unless --robot, or --file has "app")')
+    .option('-r, --robot <robot>', 'a configured group robot: post to its group chat instead (no --to)')
     .option('--to <users>', 'WeCom userids; repeat, comma- or |-separate; @all for everyone', recipients)
     .option('--party <ids>', 'department ids (toparty)', recipients)
     .option('--tag <ids>', 'tag ids (totag)', recipients)
     .option('--text <content>', 'a text message (- reads stdin)')
     .option('--markdown <content>', 'a markdown message (- reads stdin)')
+    .option('--markdown-v2 <content>', "a robot's markdown_v2 message: tables, lists, code (- reads stdin)")
     .option(
       '--file <payload.json>',
       'the whole POST /v1/messages body, any msgtype (- reads stdin); flags override it',
@@ -165,7 +188,8 @@ Examples:
   $ wecom-gateway send --app ops --to zhangsan --text "deploy 4711 done"
   $ wecom-gateway send --app ops --to zhangsan,lisi --markdown "**disk** 91%" --priority high --wait
   $ wecom-gateway send --file card.json --to zhangsan
-  $ wecom-gateway send --app ops --to zhangsan --template deploy_done --var service=api --var env=prod`,
+  $ wecom-gateway send --app ops --to zhangsan --template deploy_done --var service=api --var env=prod
+  $ wecom-gateway send --robot oncall --markdown '**db-1** disk <font color="warning">91%</font>'`,
     )
     .action(action(ctx, send));
 }

@@ -82,6 +82,7 @@ export default withMermaid(
           text: 'Guides',
           items: [
             { text: 'Send from code', link: '/guides/send-from-code' },
+            { text: 'Group robots (消息推送)', link: '/guides/robots' },
             { text: 'The operator console', link: '/guides/console' },
             { text: 'Callbacks and webhooks to you', link: '/guides/callbacks' },
             { text: 'Idempotency and retries', link: '/guides/idempotency' },

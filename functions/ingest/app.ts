@@ -20,10 +20,12 @@ import {
   createAuthenticator,
   getAppState,
   getMessage,
+  getRobotState,
   type IngestDeps,
   listApps,
   listEvents,
   listMessages,
+  listRobots,
   listTemplates,
   listWebhookDeliveries,
   recallMessage,
@@ -93,6 +95,9 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
   listApps: async (deps, _event, apiKey) => json(200, await listApps(deps, apiKey)),
   getApp: async (deps, event, apiKey) =>
     json(200, await getAppState(deps, apiKey, event.pathParameters?.app ?? '')),
+  listRobots: async (deps, _event, apiKey) => json(200, await listRobots(deps, apiKey)),
+  getRobot: async (deps, event, apiKey) =>
+    json(200, await getRobotState(deps, apiKey, event.pathParameters?.robot ?? '')),
   checkReach: async (deps, event, apiKey) =>
     json(
       200,

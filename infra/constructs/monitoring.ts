@@ -19,7 +19,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { LaneName } from '#lib/resources/index.js';
-import { APP_DIMENSION, METRIC_NAMES, metricsNamespace } from '../metrics.js';
+import { APP_DIMENSION, METRIC_NAMES, metricsNamespace, ROBOT_DIMENSION } from '../metrics.js';
 
 /**
  * Age of the oldest message that means a lane is stuck rather than waiting for quota. Alerts (high) should
@@ -252,6 +252,12 @@ export class Monitoring extends Construct {
       "WeCom refused an app's setup (40001 wrong secret, 60020 IP not in the app's trusted list, 301002 wrong agentid…): that app's messages wait (deferred) and fail with wecom_config_error once it has been paused for delivery.configErrorHoldSeconds (1 h by default); fix the config or the WeCom console before then. The dashboard shows which app.",
     );
     this.alarm(
+      'robot-config-error',
+      this.custom(METRIC_NAMES.robotConfigError, FIVE_MINUTES),
+      0,
+      "WeCom refused a group robot's key: 93000 (wrong key, or the robot was removed from its group), 93004 (robot disabled) or 93008 (robot not in the group). That robot's circuit is open: its messages wait (deferred) and fail with wecom_config_error after delivery.configErrorHoldSeconds (1 h by default). GET /v1/robots/{robot} names the robot, the errcode and the fix.",
+    );
+    this.alarm(
       'config-reload-failed',
       this.custom(METRIC_NAMES.configReloadFailed, FIVE_MINUTES),
       0,
@@ -296,20 +302,37 @@ export class Monitoring extends Construct {
         ),
       }),
     );
+    // Apps and robots live in the config, not in the stack: a search finds every one's series.
+    const perDimension = (dimension: string, names: readonly string[]) =>
+      names.map(
+        (name) =>
+          new MathExpression({
+            expression: `SEARCH('{${this.namespace},${dimension}} MetricName="${name}"', 'Sum', 60)`,
+            usingMetrics: {},
+            label: name,
+            period: ONE_MINUTE,
+          }),
+      );
     dashboard.addWidgets(
       new GraphWidget({
         title: 'Per app: sent, failed, deferred, config errors (per minute)',
-        width: 24,
-        left: [METRIC_NAMES.sent, METRIC_NAMES.failed, METRIC_NAMES.deferred, METRIC_NAMES.configError].map(
-          (name) =>
-            new MathExpression({
-              // Apps live in the config, not in the stack: a search finds every app's series.
-              expression: `SEARCH('{${this.namespace},${APP_DIMENSION}} MetricName="${name}"', 'Sum', 60)`,
-              usingMetrics: {},
-              label: name,
-              period: ONE_MINUTE,
-            }),
-        ),
+        width: 12,
+        left: perDimension(APP_DIMENSION, [
+          METRIC_NAMES.sent,
+          METRIC_NAMES.failed,
+          METRIC_NAMES.deferred,
+          METRIC_NAMES.configError,
+        ]),
+      }),
+      new GraphWidget({
+        title: 'Per group robot: sent, failed, deferred, key refused (per minute)',
+        width: 12,
+        left: perDimension(ROBOT_DIMENSION, [
+          METRIC_NAMES.sent,
+          METRIC_NAMES.failed,
+          METRIC_NAMES.deferred,
+          METRIC_NAMES.robotConfigError,
+        ]),
       }),
     );
   }

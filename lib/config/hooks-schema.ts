@@ -8,7 +8,14 @@ import { templateProblem } from '#lib/util/index.js';
  */
 
 export const HOOK_SOURCES = ['alertmanager', 'grafana', 'github', 'gitlab', 'sentry', 'generic'] as const;
-export const HOOK_MSGTYPES = ['markdown', 'text', 'textcard', 'template_card'] as const;
+export const HOOK_MSGTYPES = ['markdown', 'markdown_v2', 'text', 'textcard', 'template_card'] as const;
+/** What a hook or push key to a group robot may send: no textcard (an app's type), markdown_v2 only there. */
+export const ROBOT_HOOK_MSGTYPES: readonly HookMsgType[] = [
+  'markdown',
+  'markdown_v2',
+  'text',
+  'template_card',
+];
 /** Sources whose deliveries can be authenticated beyond the URL token, and what `secret` means for each. */
 export const SECRET_SOURCES: Readonly<Partial<Record<(typeof HOOK_SOURCES)[number], string>>> = {
   github: 'the webhook secret; X-Hub-Signature-256 is then required and verified',
@@ -93,9 +100,11 @@ const validTimeZone = (tz: string) => {
 export const HookSchema = v.pipe(
   v.strictObject({
     source: v.picklist(HOOK_SOURCES, `must be one of ${HOOK_SOURCES.join(', ')}`),
-    app: nonEmpty,
-    /** Default recipients; rules may replace them. */
-    to: RecipientsSchema,
+    /** The app that sends the hook's messages to `to`; or `robot`, a group robot that posts them to its chat. */
+    app: v.optional(nonEmpty),
+    robot: v.optional(nonEmpty),
+    /** Default recipients (an app's hook; a robot has none); rules may replace them. */
+    to: v.optional(RecipientsSchema),
     /** Defaults per source: markdown for alerts and generic, template_card (link button) for GitHub/GitLab/Sentry. */
     msgtype: v.optional(v.picklist(HOOK_MSGTYPES, `must be one of ${HOOK_MSGTYPES.join(', ')}`)),
     /** A mustache template rendered against the payload instead of the built-in rendering (generic has a default). */
@@ -151,6 +160,22 @@ export const HookSchema = v.pipe(
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const hook = dataset.value;
+    for (const issue of channelIssues(hook))
+      addIssue({ message: issue.message, path: pathOf(hook, issue.field) });
+    if (hook.robot !== undefined && hook.appTemplate !== undefined) {
+      addIssue({
+        message: "appTemplate is an app's template: a robot's hook renders its own message",
+        path: pathOf(hook, 'appTemplate'),
+      });
+    }
+    hook.rules?.forEach((rule, i) => {
+      if (hook.robot !== undefined && rule.to !== undefined) {
+        addIssue({
+          message: 'a robot posts to its group chat: a rule can change its priority, not recipients',
+          path: pathOf(hook, 'rules', i, 'to'),
+        });
+      }
+    });
     if (hook.secret !== undefined && SECRET_SOURCES[hook.source] === undefined) {
       addIssue({
         message: `source ${hook.source} sends no signature or token header; use the URL token (secret is for ${Object.keys(SECRET_SOURCES).join(', ')})`,
@@ -176,24 +201,72 @@ export const HookSchema = v.pipe(
   }),
 );
 
-/** ServerChan-style push: the sendkey in the URL picks the app and recipients. */
-export const PushKeySchema = v.strictObject({
-  name: nonEmpty,
-  sha256: SHA256_HEX,
-  app: nonEmpty,
-  to: RecipientsSchema,
-  /** markdown (default: title as heading, desp as body), text or textcard (via the Markdown fallback). */
-  msgtype: v.optional(
-    v.picklist(['markdown', 'text', 'textcard'], 'must be markdown, text or textcard'),
-    'markdown',
-  ),
-  priority: v.optional(priority, 'normal'),
-  /**
-   * Send one of the app's message templates instead: the push's `title`, `desp` and `short` (those given) are its
-   * variables, so the template must declare each one a push sends (docs/templates.md).
-   */
-  template: v.optional(nonEmpty),
-});
+/**
+ * A hook's or push key's channel: an app with recipients, or a group robot without; and a msgtype the channel takes.
+ */
+function channelIssues(entry: {
+  app?: string | undefined;
+  robot?: string | undefined;
+  to?: unknown;
+  msgtype?: string | undefined;
+}): { field: string; message: string }[] {
+  if ((entry.app === undefined) === (entry.robot === undefined)) {
+    return [{ field: 'app', message: 'give app (with to) or robot, one of them' }];
+  }
+  const issues: { field: string; message: string }[] = [];
+  if (entry.app !== undefined && entry.to === undefined)
+    issues.push({ field: 'to', message: 'required with app' });
+  if (entry.robot !== undefined && entry.to !== undefined) {
+    issues.push({ field: 'to', message: 'a robot posts to its group chat: it takes no recipients' });
+  }
+  if (entry.robot !== undefined && entry.msgtype === 'textcard') {
+    issues.push({
+      field: 'msgtype',
+      message: `textcard is for apps; a robot takes ${ROBOT_HOOK_MSGTYPES.join(', ')}`,
+    });
+  }
+  if (entry.app !== undefined && entry.msgtype === 'markdown_v2') {
+    issues.push({ field: 'msgtype', message: 'markdown_v2 is for robots; an app takes markdown' });
+  }
+  return issues;
+}
+
+/** ServerChan-style push: the sendkey in the URL picks the app and recipients, or a group robot. */
+export const PushKeySchema = v.pipe(
+  v.strictObject({
+    name: nonEmpty,
+    sha256: SHA256_HEX,
+    app: v.optional(nonEmpty),
+    robot: v.optional(nonEmpty),
+    to: v.optional(RecipientsSchema),
+    /** markdown (default: title as heading, desp as body), text or textcard (via the Markdown fallback); markdown_v2 for a robot. */
+    msgtype: v.optional(
+      v.picklist(
+        ['markdown', 'markdown_v2', 'text', 'textcard'],
+        'must be markdown, markdown_v2, text or textcard',
+      ),
+      'markdown',
+    ),
+    priority: v.optional(priority, 'normal'),
+    /**
+     * Send one of the app's message templates instead: the push's `title`, `desp` and `short` (those given) are its
+     * variables, so the template must declare each one a push sends (docs/templates.md).
+     */
+    template: v.optional(nonEmpty),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const key = dataset.value;
+    for (const issue of channelIssues(key))
+      addIssue({ message: issue.message, path: pathOf(key, issue.field) });
+    if (key.robot !== undefined && key.template !== undefined) {
+      addIssue({
+        message: "template is an app's: a robot's push renders title and desp itself",
+        path: pathOf(key, 'template'),
+      });
+    }
+  }),
+);
 
 export const HooksSchema = v.record(
   v.pipe(v.string(), v.regex(NAME, 'hook names are 1-64 of [A-Za-z0-9_-]')),
@@ -209,20 +282,38 @@ export type RecipientsConfig = v.InferOutput<typeof RecipientsSchema>;
 
 interface CrossRefInput {
   apps: Record<string, { templates?: Record<string, unknown> }>;
-  hooks?: Record<string, { app: string; appTemplate?: { id: string } }>;
-  pushKeys?: readonly { app: string; sha256: string; name: string; template?: string }[];
+  robots?: Record<string, unknown>;
+  hooks?: Record<
+    string,
+    { app?: string | undefined; robot?: string | undefined; appTemplate?: { id: string } | undefined }
+  >;
+  pushKeys?: readonly {
+    app?: string | undefined;
+    robot?: string | undefined;
+    sha256: string;
+    name: string;
+    template?: string | undefined;
+  }[];
 }
 
 /** Whether `app` has a template `id`; an unknown app is reported on its own. */
 const hasTemplate = (config: CrossRefInput, app: string, id: string): boolean =>
   !Object.hasOwn(config.apps, app) || Object.hasOwn(config.apps[app]?.templates ?? {}, id);
 
-/** hooks.*.app and pushKeys[*].app must name configured apps; push key digests must be unique. */
+/** hooks.*.app (robot) and pushKeys[*].app (robot) must name configured apps (robots); push key digests must be unique. */
 export const hooksCrossReferences = <T extends CrossRefInput>() =>
   v.rawCheck<T>(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const config = dataset.value;
+    const robots = config.robots ?? {};
     for (const [name, hook] of Object.entries(config.hooks ?? {})) {
+      if (hook.robot !== undefined && !Object.hasOwn(robots, hook.robot)) {
+        addIssue({
+          message: `robot "${hook.robot}" is not configured under robots`,
+          path: pathOf(config, 'hooks', name, 'robot'),
+        });
+      }
+      if (hook.app === undefined) continue;
       if (!Object.hasOwn(config.apps, hook.app)) {
         addIssue({
           message: `app "${hook.app}" is not configured under apps`,
@@ -238,13 +329,23 @@ export const hooksCrossReferences = <T extends CrossRefInput>() =>
     }
     const seen = new Map<string, string>();
     (config.pushKeys ?? []).forEach((key, index) => {
-      if (!Object.hasOwn(config.apps, key.app)) {
+      if (key.robot !== undefined && !Object.hasOwn(robots, key.robot)) {
+        addIssue({
+          message: `robot "${key.robot}" is not configured under robots`,
+          path: pathOf(config, 'pushKeys', index, 'robot'),
+        });
+      }
+      if (key.app !== undefined && !Object.hasOwn(config.apps, key.app)) {
         addIssue({
           message: `app "${key.app}" is not configured under apps`,
           path: pathOf(config, 'pushKeys', index, 'app'),
         });
       }
-      if (key.template !== undefined && !hasTemplate(config, key.app, key.template)) {
+      if (
+        key.app !== undefined &&
+        key.template !== undefined &&
+        !hasTemplate(config, key.app, key.template)
+      ) {
         addIssue({
           message: `app "${key.app}" has no template "${key.template}"`,
           path: pathOf(config, 'pushKeys', index, 'template'),

@@ -1,14 +1,16 @@
+export { type ChannelConfig, channelConfig } from './channels.js';
+export { DELIVERY_DEFAULTS, webhookSecretsOf } from './delivery-schema.js';
 export { type FunctionEnv, type GatewayEnv, readEnv, readFunctionEnv, requireEnvValue } from './env.js';
 export { ConfigError, MissingEnvError } from './errors.js';
 export { HOOK_MSGTYPES, HOOK_SOURCES, SECRET_SOURCES } from './hooks-schema.js';
 export { type ConfigText, createConfigReader, loadConfig } from './load.js';
 export { parseConfig, parseConfigJson } from './parse.js';
+export { ROBOT_PER_MINUTE, ROBOT_QUOTA_DEFAULTS, robotKeyOf } from './robots-schema.js';
 export {
   API_KEY_SCOPES,
   type ApiKeyConfig,
   type AppConfig,
   type BroadcastConfig,
-  DELIVERY_DEFAULTS,
   type DeliveryConfig,
   type GatewayConfig,
   GatewayConfigSchema,
@@ -19,8 +21,9 @@ export {
   QUOTA_DEFAULTS,
   type QuotaConfig,
   type RecipientsConfig,
+  type RobotConfig,
+  type RobotQuotaConfig,
   type TemplateConfig,
   type WebhookConfig,
-  webhookSecretsOf,
 } from './schema.js';
 export { CONFIG_MAX_AGE_MS, ConfigSource, type ConfigSourceOptions } from './source.js';

@@ -1,8 +1,7 @@
 import * as v from 'valibot';
-// Deep imports: the webhooks index would pull the undici client into every function's bundle.
-import { WEBHOOK_EVENT_TYPES } from '#lib/webhooks/payloads.js';
-import { parseWebhookSecret, WEBHOOK_SECRET_PREFIX } from '#lib/webhooks/signature.js';
+import { DeliverySchema, WebhookSchema } from './delivery-schema.js';
 import { HooksSchema, hooksCrossReferences, PushKeySchema } from './hooks-schema.js';
+import { RobotsSchema } from './robots-schema.js';
 import { TemplatesSchema } from './templates-schema.js';
 
 /**
@@ -19,20 +18,6 @@ export const QUOTA_DEFAULTS = {
   safetyMargin: 0.2,
   /** Share of each quota that normal-priority messages may use; the rest is kept for `high`. */
   normalShare: 0.8,
-} as const;
-
-/**
- * How long the sender keeps trying (SPEC §4; docs/concepts/delivery.md). `budgetSeconds`: retries and waits of a
- * message end this long after acceptance (then `dead`; a message's own `ttl_seconds` may end it sooner, `expired`).
- * `configErrorHoldSeconds`: while WeCom answers a configuration errcode (wrong secret, IP not trusted…) messages
- * wait this long for the operator's fix, then fail. `duplicateCheckSeconds`: WeCom's duplicate_check_interval every
- * message carries unless it opts out (`duplicate_protection: false`): identical content to the same recipients
- * within it is delivered once, and a resend after a lost answer is safe for that long.
- */
-export const DELIVERY_DEFAULTS = {
-  budgetSeconds: 86_400,
-  configErrorHoldSeconds: 3_600,
-  duplicateCheckSeconds: 3_600,
 } as const;
 
 const nonEmpty = (what: string) =>
@@ -64,99 +49,6 @@ const QuotaSchema = v.strictObject({
     QUOTA_DEFAULTS.normalShare,
   ),
 });
-
-const DeliverySchema = v.strictObject({
-  budgetSeconds: v.optional(
-    v.pipe(positiveInt, v.maxValue(14 * 86_400, 'must be <= 1209600 (the queues keep a message 14 days)')),
-    DELIVERY_DEFAULTS.budgetSeconds,
-  ),
-  configErrorHoldSeconds: v.optional(
-    v.pipe(positiveInt, v.maxValue(14 * 86_400, 'must be <= 1209600')),
-    DELIVERY_DEFAULTS.configErrorHoldSeconds,
-  ),
-  duplicateCheckSeconds: v.optional(
-    v.pipe(positiveInt, v.maxValue(14_400, "WeCom's duplicate_check_interval is at most 14400 (4 h)")),
-    DELIVERY_DEFAULTS.duplicateCheckSeconds,
-  ),
-});
-
-const GENERATE_SECRET_HINT = `generate one with: npx wecom-gateway keys webhook-secret`;
-
-/** A `whsec_` secret (Standard Webhooks); the message never echoes the value. */
-const WhsecSchema = v.pipe(
-  v.string('must be a string'),
-  v.check((s) => {
-    try {
-      parseWebhookSecret(s);
-      return true;
-    } catch {
-      return false;
-    }
-  }, `must be "${WEBHOOK_SECRET_PREFIX}" + base64 of 24-64 random bytes; ${GENERATE_SECRET_HINT}`),
-);
-
-/**
- * The signing secrets of a `webhook` block: `secrets` (the current one first; a second one during a rotation), or
- * the older single `secret`. A `secret` that is not in `whsec_` form (written before webhooks were signed) keeps
- * working as the raw HMAC key: it is the same as `whsec_` + base64 of its UTF-8 bytes, which is what receivers
- * using a Standard Webhooks library must be given.
- */
-export function webhookSecretsOf(block: { secret?: string; secrets?: string[] }): string[] {
-  if (block.secrets) return block.secrets;
-  if (block.secret === undefined) return [];
-  if (block.secret.startsWith(WEBHOOK_SECRET_PREFIX)) return [block.secret];
-  return [`${WEBHOOK_SECRET_PREFIX}${Buffer.from(block.secret, 'utf8').toString('base64')}`];
-}
-
-const WebhookSchema = v.pipe(
-  v.strictObject({
-    /** Default target for messages that set no callback_url (https; checked again at connect time). */
-    url: v.optional(
-      v.pipe(v.string(), v.url('must be an absolute URL'), v.startsWith('https://', 'must use https')),
-    ),
-    /** Signing secrets, current first; two while a rotation is under way (receivers accept either). */
-    secrets: v.optional(
-      v.pipe(
-        v.array(WhsecSchema),
-        v.minLength(1, 'must hold 1 or 2 secrets'),
-        v.maxLength(2, 'must hold 1 or 2 secrets (current and previous)'),
-      ),
-    ),
-    /** Older single secret; see {@link webhookSecretsOf}. */
-    secret: v.optional(
-      v.pipe(
-        v.string('must be a string'),
-        v.check((s) => {
-          if (s.startsWith(WEBHOOK_SECRET_PREFIX)) return v.is(WhsecSchema, s);
-          const bytes = Buffer.byteLength(s, 'utf8');
-          return bytes >= 24 && bytes <= 64;
-        }, `must be a whsec_ secret (or 24-64 bytes used as the raw key); ${GENERATE_SECRET_HINT}`),
-      ),
-    ),
-    /** Ports a target may use besides 443. */
-    allowedPorts: v.optional(
-      v.array(
-        v.pipe(
-          v.number('must be a number'),
-          v.integer('must be an integer'),
-          v.minValue(1, 'must be 1-65535'),
-          v.maxValue(65535, 'must be 1-65535'),
-        ),
-      ),
-      [],
-    ),
-    /** The webhook events sent; default all. */
-    events: v.optional(
-      v.array(v.picklist(WEBHOOK_EVENT_TYPES, `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`)),
-      [...WEBHOOK_EVENT_TYPES],
-    ),
-  }),
-  v.check((w) => !(w.secret !== undefined && w.secrets !== undefined), 'give secrets or secret, not both'),
-  v.transform(({ secret, secrets, ...rest }) => ({
-    ...rest,
-    secrets: webhookSecretsOf({ secret, secrets }),
-  })),
-);
 
 const ID = v.pipe(v.string(), v.regex(/^\d{1,20}$/, 'must be a numeric id'));
 
@@ -241,7 +133,11 @@ const ApiKeySchema = v.strictObject({
     v.string(),
     v.regex(/^[0-9a-f]{64}$/, 'must be the lowercase hex SHA-256 of the key (echo -n KEY | sha256sum)'),
   ),
-  apps: v.pipe(v.array(nonEmpty('app name')), v.minLength(1, 'must list at least one app')),
+  // A key for robots only lists no app: `apps` or `robots` must name at least one (checked below).
+  apps: v.optional(v.array(nonEmpty('app name')), []),
+  // Optional without a default so keys built in code stay valid; read as `?? []`.
+  /** The group robots (`robots`) the key may send through and read the messages of. */
+  robots: v.optional(v.array(nonEmpty('robot name'))),
   // `admin` (the DLQ over HTTP) only when listed: the default is what a sending or reading client needs.
   scopes: v.optional(v.array(v.picklist(API_KEY_SCOPES)), [
     'messages:write',
@@ -274,11 +170,28 @@ export const GatewayConfigSchema = v.pipe(
     hooks: v.optional(HooksSchema),
     /** One-URL push keys (ServerChan style sendkeys). */
     pushKeys: v.optional(v.array(PushKeySchema)),
+    // Optional without a default, like hooks: read as `?? {}`.
+    /** Group robots ("消息推送"): each posts to the group chat it was added to (lib/config/robots-schema.ts). */
+    robots: v.optional(RobotsSchema),
   }),
   v.forward(
     v.check(
       (c) => c.apiKeys.every((k) => k.apps.every((a) => Object.hasOwn(c.apps, a))),
       'every app listed by an API key must be configured under apps',
+    ),
+    ['apiKeys'],
+  ),
+  v.forward(
+    v.check(
+      (c) => c.apiKeys.every((k) => (k.robots ?? []).every((r) => Object.hasOwn(c.robots ?? {}, r))),
+      'every robot listed by an API key must be configured under robots',
+    ),
+    ['apiKeys'],
+  ),
+  v.forward(
+    v.check(
+      (c) => c.apiKeys.every((k) => k.apps.length + (k.robots?.length ?? 0) > 0),
+      'every API key must list at least one app (apps) or robot (robots)',
     ),
     ['apiKeys'],
   ),
@@ -293,4 +206,5 @@ export type WebhookConfig = NonNullable<AppConfig['webhook']>;
 export type BroadcastConfig = NonNullable<AppConfig['broadcast']>;
 export type ApiKeyConfig = GatewayConfig['apiKeys'][number];
 export type { HookConfig, HookRule, HookSource, PushKeyConfig, RecipientsConfig } from './hooks-schema.js';
+export type { RobotConfig, RobotQuotaConfig } from './robots-schema.js';
 export type { TemplateConfig } from './templates-schema.js';

@@ -7,6 +7,7 @@ import {
   type LinkStyle,
   line,
   link,
+  ROBOT_LIMITS,
   text,
   toMarkdownLine,
   toTextLine,
@@ -64,6 +65,7 @@ export const noticeFrom =
 
 export type RenderedMessage =
   | { msgtype: 'markdown'; markdown: { content: string } }
+  | { msgtype: 'markdown_v2'; markdown_v2: { content: string } }
   | { msgtype: 'text'; text: { content: string } }
   | { msgtype: 'textcard'; textcard: { title: string; description: string; url: string } }
   | { msgtype: 'template_card'; template_card: Record<string, unknown> };
@@ -137,8 +139,60 @@ function fitSerialized(n: Notice, serialize: (l: Line) => string, maxBytes: numb
   );
 }
 
-export function toMarkdown(n: Notice): string {
-  return fitSerialized(n, toMarkdownLine, LIMITS.markdown.maxContentBytes);
+/** WeCom markdown; `maxBytes` 2,048 for an app (the default), 4,096 for a group robot. */
+export function toMarkdown(n: Notice, maxBytes: number = LIMITS.markdown.maxContentBytes): string {
+  return fitSerialized(n, toMarkdownLine, maxBytes);
+}
+
+/** markdown_v2 has no colour: the same line with its text plain. */
+const uncoloured = (l: Line): Line => ({
+  ...l,
+  inlines: l.inlines.map((i) => (i.kind === 'text' && i.color ? { ...i, color: undefined } : i)),
+});
+/** A table cell: one line, its pipes escaped. */
+const cell = (s: string) =>
+  s
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+const inlineV2 = (l: Line) => toMarkdownLine({ ...uncoloured(l), kind: 'paragraph' });
+
+/**
+ * A group robot's markdown_v2 (4,096 bytes): the title and summary as in markdown, the fields and the entries as
+ * tables — an alert per row, its first line in the first column and the rest beside it — and the links after them.
+ * No colour (markdown_v2 has none): the badge says the state.
+ */
+export function toMarkdownV2(n: Notice): string {
+  const { head, tail } = parts(n);
+  const title = head[0] ? [toMarkdownLine(uncoloured(head[0]))] : [];
+  const summary = n.summary ? [`> ${n.summary}`] : [];
+  const fields =
+    n.fields.length > 0
+      ? ['', '| | |', '| :-- | :-- |', ...n.fields.map((f) => `| **${cell(f.key)}** | ${cell(f.value)} |`)]
+      : [];
+  const rows = n.items.map((item) => {
+    const [first, ...rest] = item;
+    const detail = rest
+      .map((l) => cell(inlineV2(l)))
+      .filter(Boolean)
+      .join(' · ');
+    return [`| ${first ? cell(inlineV2(first)) : ''} | ${detail} |`];
+  });
+  const table = rows.length > 0 ? ['', `| ${n.itemNoun} | |`, '| :-- | :-- |'] : [];
+  // A blank line ends the table: a line after it would be read as one more row.
+  const after = (lines: string[]) => (lines.length > 0 ? ['', ...lines] : []);
+  return fitBlocks(
+    {
+      head: [...title, ...summary, ...fields, ...table],
+      blocks: rows,
+      tail: after(tail.map((l) => toMarkdownLine(uncoloured(l)))),
+      more: (dropped) => {
+        const more = moreText(n, dropped);
+        return more === undefined ? undefined : `\n*${more}*`;
+      },
+    },
+    ROBOT_LIMITS.markdown_v2.maxContentBytes,
+  );
 }
 
 export function toText(n: Notice, links: LinkStyle = 'anchor'): string {
@@ -219,11 +273,17 @@ function toTemplateCard(n: Notice, primary: NoticeLink, others: NoticeLink[]): R
  *
  * @example renderNotice(notice, 'template_card')
  */
-export function renderNotice(n: Notice, msgtype: RenderedMessage['msgtype']): RenderedMessage {
+export function renderNotice(
+  n: Notice,
+  msgtype: RenderedMessage['msgtype'],
+  opts: { markdownBytes?: number } = {},
+): RenderedMessage {
   const [primary, ...others] = n.links.filter((l) => isHttpUrl(l.url));
   switch (msgtype) {
+    case 'markdown_v2':
+      return { msgtype: 'markdown_v2', markdown_v2: { content: toMarkdownV2(n) } };
     case 'template_card':
-      return primary ? toTemplateCard(n, primary, others) : renderNotice(n, 'markdown');
+      return primary ? toTemplateCard(n, primary, others) : renderNotice(n, 'markdown', opts);
     case 'textcard':
       return primary && utf8Bytes(primary.url) <= LIMITS.textcard.maxUrlBytes
         ? toTextCard(n, primary.url)
@@ -231,6 +291,6 @@ export function renderNotice(n: Notice, msgtype: RenderedMessage['msgtype']): Re
     case 'text':
       return { msgtype: 'text', text: { content: toText(n) } };
     default:
-      return { msgtype: 'markdown', markdown: { content: toMarkdown(n) } };
+      return { msgtype: 'markdown', markdown: { content: toMarkdown(n, opts.markdownBytes) } };
   }
 }

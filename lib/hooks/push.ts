@@ -1,5 +1,12 @@
 import type { PushKeyConfig } from '#lib/config/index.js';
-import { fitLines, LIMITS, markdownToText, markdownToTextCard, truncateUtf8 } from '#lib/messages/index.js';
+import {
+  fitLines,
+  LIMITS,
+  markdownToText,
+  markdownToTextCard,
+  ROBOT_LIMITS,
+  truncateUtf8,
+} from '#lib/messages/index.js';
 import { createDigestMatcher, type DigestMatcher } from '#lib/security/index.js';
 import { HookPayloadError } from './errors.js';
 import { bodyText } from './payload.js';
@@ -85,15 +92,20 @@ export function parsePushParams(req: PushRequest): PushParams {
  * no delivery id, and two identical pushes are two messages.
  */
 export function pushToMessage(key: PushKeyConfig, params: PushParams): Record<string, unknown> {
-  const r = toRecipients(key.to);
-  const envelope = {
-    app: key.app,
-    ...(r.touser.length > 0 ? { touser: r.touser } : {}),
-    ...(r.toparty.length > 0 ? { toparty: r.toparty } : {}),
-    ...(r.totag.length > 0 ? { totag: r.totag } : {}),
-    priority: key.priority,
-    metadata: { push: key.name },
-  };
+  const r = toRecipients(key.to ?? {});
+  // A robot's push posts to its group chat (no recipients); markdown may be twice as long.
+  const channel =
+    key.robot !== undefined
+      ? { robot: key.robot }
+      : {
+          app: key.app,
+          ...(r.touser.length > 0 ? { touser: r.touser } : {}),
+          ...(r.toparty.length > 0 ? { toparty: r.toparty } : {}),
+          ...(r.totag.length > 0 ? { totag: r.totag } : {}),
+        };
+  const envelope = { ...channel, priority: key.priority, metadata: { push: key.name } };
+  const markdownBytes =
+    key.robot !== undefined ? ROBOT_LIMITS.markdown.maxContentBytes : LIMITS.markdown.maxContentBytes;
   // The app's template renders the message from the push's parameters, and ingest checks them as its variables.
   if (key.template !== undefined) return { ...envelope, template: key.template, variables: { ...params } };
   const title = params.title.replace(/\s+/g, ' ');
@@ -108,10 +120,8 @@ export function pushToMessage(key: PushKeyConfig, params: PushParams): Record<st
     }
     message = { ...card };
   } else {
-    message = {
-      msgtype: 'markdown',
-      markdown: { content: fitLines(markdown, LIMITS.markdown.maxContentBytes) },
-    };
+    const msgtype = key.msgtype === 'markdown_v2' ? 'markdown_v2' : 'markdown';
+    message = { msgtype, [msgtype]: { content: fitLines(markdown, markdownBytes) } };
   }
   return { ...envelope, ...message };
 }

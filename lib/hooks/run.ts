@@ -5,6 +5,7 @@ import {
   markdownToText,
   markdownToTextCard,
   type Recipients,
+  ROBOT_LIMITS,
 } from '#lib/messages/index.js';
 import { renderTemplate } from '#lib/util/index.js';
 import { HookPayloadError } from './errors.js';
@@ -36,20 +37,49 @@ export const ADAPTERS: Readonly<Record<HookSource, HookSourceAdapter>> = {
 export const hookIdempotencyKey = (hookName: string, deliveryKey: string, index = 0): string =>
   `hook_${digest(`${hookName}\n${deliveryKey}\n${index}`)}`;
 
-/** Markdown (from a template) as the hook's message type, via the Markdown fallback for text and textcard. */
-function fromMarkdown(markdown: string, msgtype: string): RenderedMessage {
-  if (msgtype === 'text') return { msgtype: 'text', text: { content: markdownToText(markdown) } };
-  if (msgtype === 'textcard') return markdownToTextCard(markdown) as RenderedMessage;
-  return { msgtype: 'markdown', markdown: { content: fitLines(markdown, LIMITS.markdown.maxContentBytes) } };
+/** What the gateway's config says about the robot a hook posts through. */
+export interface HookRobot {
+  /** The robot mentions people by default (`robots.<name>.mentions`): markdown_v2 cannot, markdown can. */
+  mentions: boolean;
 }
 
-function render(hook: HookConfig, result: SourceResult, payload: unknown): RenderedMessage {
+/** How much markdown a channel takes: 2,048 bytes for an app, 4,096 for a robot. */
+const markdownBytes = (hook: HookConfig) =>
+  hook.robot !== undefined ? ROBOT_LIMITS.markdown.maxContentBytes : LIMITS.markdown.maxContentBytes;
+
+/**
+ * The message type a hook sends: its own `msgtype`, else the source's. A robot's hook renders the sources' markdown
+ * as markdown_v2 (tables for alert lists) — unless the robot mentions people by default, which only markdown can;
+ * a custom template stays markdown, since it may use colour.
+ */
+function msgtypeOf(hook: HookConfig, robot: HookRobot | undefined): RenderedMessage['msgtype'] {
+  if (hook.msgtype !== undefined) return hook.msgtype;
+  const byDefault = ADAPTERS[hook.source].defaultMsgtype;
+  if (hook.robot === undefined || byDefault !== 'markdown' || hook.template !== undefined) return byDefault;
+  return robot?.mentions ? 'markdown' : 'markdown_v2';
+}
+
+/** Markdown (from a template) as the hook's message type, via the Markdown fallback for text and textcard. */
+function fromMarkdown(markdown: string, msgtype: string, maxBytes: number): RenderedMessage {
+  if (msgtype === 'text') return { msgtype: 'text', text: { content: markdownToText(markdown) } };
+  if (msgtype === 'textcard') return markdownToTextCard(markdown) as RenderedMessage;
+  if (msgtype === 'markdown_v2')
+    return { msgtype: 'markdown_v2', markdown_v2: { content: fitLines(markdown, maxBytes) } };
+  return { msgtype: 'markdown', markdown: { content: fitLines(markdown, maxBytes) } };
+}
+
+function render(
+  hook: HookConfig,
+  result: SourceResult,
+  payload: unknown,
+  robot: HookRobot | undefined,
+): RenderedMessage {
   const template = hook.template ?? (hook.source === 'generic' ? DEFAULT_TEMPLATE : undefined);
-  const msgtype = hook.msgtype ?? ADAPTERS[hook.source].defaultMsgtype;
+  const msgtype = msgtypeOf(hook, robot);
   if (template === undefined) {
     if (!result.notice)
       throw new Error(`source ${hook.source} returned neither a notice nor a reason to ignore`);
-    return renderNotice(result.notice, msgtype);
+    return renderNotice(result.notice, msgtype, { markdownBytes: markdownBytes(hook) });
   }
   // Blank-line runs come from sections that rendered nothing; one blank line keeps paragraphs apart.
   let markdown = renderTemplate(template, payload)
@@ -63,21 +93,26 @@ function render(hook: HookConfig, result: SourceResult, payload: unknown): Rende
       'hook_template_empty',
     );
   }
-  return fromMarkdown(markdown, msgtype);
+  return fromMarkdown(markdown, msgtype, markdownBytes(hook));
 }
 
 /**
  * The message part of the body: the app template the hook names, its variables rendered from the payload (ingest
  * renders the template itself and checks them), or else the hook's own rendering.
  */
-function message(hook: HookConfig, result: SourceResult, payload: unknown): Record<string, unknown> {
+function message(
+  hook: HookConfig,
+  result: SourceResult,
+  payload: unknown,
+  robot: HookRobot | undefined,
+): Record<string, unknown> {
   if (hook.appTemplate !== undefined) {
     const variables = Object.fromEntries(
       Object.entries(hook.appTemplate.variables ?? {}).map(([name, t]) => [name, renderTemplate(t, payload)]),
     );
     return { template: hook.appTemplate.id, variables };
   }
-  const rendered = render(hook, result, payload);
+  const rendered = render(hook, result, payload, robot);
   return {
     msgtype: rendered.msgtype,
     [rendered.msgtype]: (rendered as Record<string, unknown>)[rendered.msgtype],
@@ -103,7 +138,12 @@ const MAX_METADATA = 512;
  *
  * @example const outcome = handleHook('prom', config.hooks.prom, { rawBody, headers, receivedAt: new Date() });
  */
-export function handleHook(hookName: string, hook: HookConfig, input: HookInput): HookOutcome {
+export function handleHook(
+  hookName: string,
+  hook: HookConfig,
+  input: HookInput,
+  robot?: HookRobot,
+): HookOutcome {
   const adapter = ADAPTERS[hook.source];
   adapter.verify?.(input, hook);
   const payload = parseJsonBody(input);
@@ -117,11 +157,14 @@ export function handleHook(hookName: string, hook: HookConfig, input: HookInput)
   if (route.ignore)
     return { kind: 'ignored', ...base, reason: `ignored by rule ${route.matched.join(', ')}` };
 
-  const recipients = route.recipients ?? toRecipients(hook.to);
+  // A robot posts to its group chat: no recipients (its config refuses `to` on the hook and its rules).
+  const channel =
+    hook.robot !== undefined
+      ? { robot: hook.robot }
+      : { app: hook.app, ...recipientFields(route.recipients ?? toRecipients(hook.to ?? {})) };
   const body: Record<string, unknown> = {
-    app: hook.app,
-    ...recipientFields(recipients),
-    ...message(hook, result, payload),
+    ...channel,
+    ...message(hook, result, payload, robot),
     priority: route.priority ?? hook.priority ?? result.priority ?? 'normal',
     metadata: {
       hook: hookName,

@@ -1,5 +1,5 @@
 import { type AppConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
-import { type MessageRequest, withTaskId } from '#lib/messages/index.js';
+import { type AppMessageRequest, type MessageRequest, withTaskId } from '#lib/messages/index.js';
 import {
   changes,
   type MessageRecord,
@@ -80,7 +80,7 @@ async function storeRecords(
  * request (lib/messages `toWecomSendBody`): the client's own when it asked for the check, 0 when it opted out,
  * else the app's `delivery.duplicateCheckSeconds`.
  */
-export function duplicateCheckSecondsFor(req: MessageRequest, app: AppConfig | undefined): number {
+export function duplicateCheckSecondsFor(req: AppMessageRequest, app: AppConfig | undefined): number {
   if (req.duplicateProtection === false) return 0;
   if (req.options.enable_duplicate_check === 1) return req.options.duplicate_check_interval ?? 1800;
   return app?.delivery?.duplicateCheckSeconds ?? DELIVERY_DEFAULTS.duplicateCheckSeconds;
@@ -101,17 +101,28 @@ export async function acceptAll(
   const createdAt = new Date(now).toISOString();
   const expiresAt = Math.floor(now / 1000) + deps.config.retentionDays * 86_400;
   const records = items.map(({ id, req }) =>
-    newRecord({
-      id,
-      app: req.app,
-      priority: req.priority,
-      // A card that calls back gets its task_id now (after any Idempotency-Key hash, which is of the client's body).
-      request: withTaskId(req, id),
-      apiKey: principal.name,
-      createdAt,
-      expiresAt,
-      duplicateCheckSeconds: duplicateCheckSecondsFor(req, deps.config.apps[req.app]),
-    }),
+    req.robot !== undefined
+      ? // A robot has no duplicate check and no card callbacks: its request is stored as validated.
+        newRecord({
+          robot: req.robot,
+          id,
+          priority: req.priority,
+          request: req,
+          apiKey: principal.name,
+          createdAt,
+          expiresAt,
+        })
+      : newRecord({
+          app: req.app,
+          id,
+          priority: req.priority,
+          // A card that calls back gets its task_id now (after any Idempotency-Key hash, which is of the client's body).
+          request: withTaskId(req, id),
+          apiKey: principal.name,
+          createdAt,
+          expiresAt,
+          duplicateCheckSeconds: duplicateCheckSecondsFor(req, deps.config.apps[req.app]),
+        }),
   );
   // 0. Too large to store or queue: 413 naming the field, before anything is written.
   const refused = new Map<string, Error>();

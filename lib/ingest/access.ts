@@ -1,4 +1,5 @@
 import type { ApiKeyConfig } from '#lib/config/index.js';
+import { type Channel, channelOf } from '#lib/messages/index.js';
 import type { MessageRecord } from '#lib/model/index.js';
 import { AccessDeniedError, MessageNotFoundError } from './errors.js';
 import { MESSAGE_ID } from './ids.js';
@@ -16,6 +17,26 @@ export function authorizeApp(principal: Principal, app: string): void {
   }
 }
 
+/** Whether the key may use the channel: its app in `apps`, its robot in `robots`. */
+export const mayUse = (principal: Principal, channel: Channel): boolean =>
+  channel.kind === 'robot'
+    ? (principal.robots ?? []).includes(channel.name)
+    : principal.apps.includes(channel.name);
+
+/** {@link authorizeApp} for either channel: a robot the key does not list is refused the same way, naming its robots. */
+export function authorizeChannel(principal: Principal, channel: Channel): void {
+  if (channel.kind === 'app') {
+    authorizeApp(principal, channel.name);
+    return;
+  }
+  if (!mayUse(principal, channel)) {
+    const robots = principal.robots ?? [];
+    throw new AccessDeniedError(
+      `robot '${channel.name.slice(0, 64)}' is not configured for API key ${principal.name} (its robots: ${robots.length > 0 ? robots.join(', ') : 'none'})`,
+    );
+  }
+}
+
 /** The scope a route asks for (lib/resources `ROUTES`); the ingest handler checks it before calling in here. */
 export function requireScope(apiKey: ApiKeyConfig, scope: ApiKeyConfig['scopes'][number]): void {
   if (!apiKey.scopes.includes(scope))
@@ -26,6 +47,6 @@ export function requireScope(apiKey: ApiKeyConfig, scope: ApiKeyConfig['scopes']
 export async function readOwn(deps: IngestDeps, apiKey: ApiKeyConfig, id: string): Promise<MessageRecord> {
   if (!MESSAGE_ID.test(id)) throw new MessageNotFoundError(`no message ${id.slice(0, 64)}`);
   const record = await deps.messages.get(id);
-  if (!record || !apiKey.apps.includes(record.app)) throw new MessageNotFoundError(`no message ${id}`);
+  if (!record || !mayUse(apiKey, channelOf(record))) throw new MessageNotFoundError(`no message ${id}`);
   return record;
 }

@@ -1,4 +1,4 @@
-import { type ApiKeyConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
+import { type ApiKeyConfig, type ChannelConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
 import type { AppPause } from '#lib/store/index.js';
 import { errcodeHint } from '#lib/wecom/index.js';
 import { AppNotFoundError } from './errors.js';
@@ -11,23 +11,26 @@ import type { IngestDeps, QuotaWindowUsage } from './types.js';
  */
 export type AppState = 'active' | 'paused' | 'circuit_open' | 'probing';
 
+/** A pause or open circuit as `GET /v1/apps/{app}` and `GET /v1/robots/{robot}` show it. */
+export interface PauseView {
+  kind: AppPause['kind'];
+  errcode: number | null;
+  reason: string;
+  /** What the operator can do (configuration errors). */
+  hint: string | null;
+  since: string;
+  until: string;
+  /** How many times the pause was lengthened in this run. */
+  level: number;
+  /** Configuration errors: when waiting messages start to fail (`delivery.configErrorHoldSeconds`). */
+  fails_messages_at: string | null;
+}
+
 /** GET /v1/apps/{app}: what the sender knows about an app right now. Never its secret or token. */
 export interface AppStateView {
   app: string;
   state: AppState;
-  pause: {
-    kind: AppPause['kind'];
-    errcode: number | null;
-    reason: string;
-    /** What the operator can do (configuration errors). */
-    hint: string | null;
-    since: string;
-    until: string;
-    /** How many times the pause was lengthened in this run. */
-    level: number;
-    /** Configuration errors: when waiting messages start to fail (`delivery.configErrorHoldSeconds`). */
-    fails_messages_at: string | null;
-  } | null;
+  pause: PauseView | null;
   /** The app's counters in the current windows: WeCom's limit, what the gateway allows itself, what is used. */
   quota: { window: string; limit: number; allowed: number; used: number; resets_at: string }[];
   token: {
@@ -39,9 +42,9 @@ export interface AppStateView {
   };
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
+export const iso = (ms: number): string => new Date(ms).toISOString();
 
-function stateOf(p: AppPause | undefined, now: number): AppState {
+export function stateOf(p: AppPause | undefined, now: number): AppState {
   if (!p) return 'active';
   if (p.untilMs <= now) return 'probing';
   return p.kind === 'rate_limited' ? 'paused' : 'circuit_open';
@@ -71,30 +74,11 @@ export async function getAppState(
     deps.quotaUsage.usage(app, now),
     deps.tokens.describe(config),
   ]);
-  const configErrorWaitMs =
-    (config.delivery?.configErrorHoldSeconds ?? DELIVERY_DEFAULTS.configErrorHoldSeconds) * 1000;
   return {
     app,
     state: stateOf(pause, now),
-    pause: pause
-      ? {
-          kind: pause.kind,
-          errcode: pause.errcode ?? null,
-          reason: pause.reason,
-          hint: pause.errcode !== undefined ? (errcodeHint(pause.errcode) ?? null) : null,
-          since: iso(pause.sinceMs),
-          until: iso(pause.untilMs),
-          level: pause.level,
-          fails_messages_at: pause.kind === 'config_error' ? iso(pause.sinceMs + configErrorWaitMs) : null,
-        }
-      : null,
-    quota: quota.map((q: QuotaWindowUsage) => ({
-      window: q.window,
-      limit: q.limit,
-      allowed: q.allowed,
-      used: q.used,
-      resets_at: iso(q.resetsAtMs),
-    })),
+    pause: pause ? pauseView(pause, config) : null,
+    quota: quota.map(quotaView),
     token: {
       fetched_at: token.fetchedAtMs !== undefined ? iso(token.fetchedAtMs) : null,
       age_seconds: token.fetchedAtMs !== undefined ? Math.round((now - token.fetchedAtMs) / 1000) : null,
@@ -111,6 +95,31 @@ export async function getAppState(
     },
   };
 }
+
+/** A pause as the API shows it; `config` tells how long a configuration error's messages wait. */
+export function pauseView(pause: AppPause, config: ChannelConfig): PauseView {
+  const configErrorWaitMs =
+    (config.delivery?.configErrorHoldSeconds ?? DELIVERY_DEFAULTS.configErrorHoldSeconds) * 1000;
+  return {
+    kind: pause.kind,
+    errcode: pause.errcode ?? null,
+    reason: pause.reason,
+    hint: pause.errcode !== undefined ? (errcodeHint(pause.errcode) ?? null) : null,
+    since: iso(pause.sinceMs),
+    until: iso(pause.untilMs),
+    level: pause.level,
+    fails_messages_at: pause.kind === 'config_error' ? iso(pause.sinceMs + configErrorWaitMs) : null,
+  };
+}
+
+/** A quota window as the API shows it. */
+export const quotaView = (q: QuotaWindowUsage) => ({
+  window: q.window,
+  limit: q.limit,
+  allowed: q.allowed,
+  used: q.used,
+  resets_at: iso(q.resetsAtMs),
+});
 
 /** One lane's depth as GET /v1/apps shows it (SQS's approximate counts). */
 export interface LaneDepthView {

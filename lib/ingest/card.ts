@@ -57,6 +57,12 @@ export async function updateCard(
   const validated = validateCardUpdate(body);
   if (!validated.ok)
     throw new InvalidRequestError('invalid_request', 'the card update is invalid', validated.issues);
+  if (record.robot !== undefined) {
+    throw new StateConflictError(
+      'not_updatable',
+      "a robot's cards cannot be updated: only an app's interaction cards carry a response_code",
+    );
+  }
   if (record.status !== STATUS.sent || record.request.msgtype !== 'template_card') {
     throw new StateConflictError(
       'not_updatable',

@@ -86,6 +86,14 @@ export class StateConflictError extends IngestError {
   }
 }
 
+/** No such robot, or one the key may not use (the same answer, so robot names do not leak). */
+export class RobotNotFoundError extends IngestError {
+  override readonly name = 'RobotNotFoundError';
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
+
 /** No such app, or one the key may not use (the same answer, so app names do not leak). */
 export class AppNotFoundError extends IngestError {
   override readonly name = 'AppNotFoundError';

@@ -69,7 +69,13 @@ export async function receiveHook(
   const hook = credentials(deps.config).findHook(hookName, token);
   if (!hook) throw new UnauthenticatedError('unknown hook or wrong token in the hook URL');
   const receivedAt = new Date((deps.now ?? Date.now)());
-  const outcome = handleHook(hookName, hook, { ...input, receivedAt });
+  const robot = hook.robot !== undefined ? deps.config.robots?.[hook.robot] : undefined;
+  const outcome = handleHook(
+    hookName,
+    hook,
+    { ...input, receivedAt },
+    robot ? { mentions: (robot.mentions?.users?.length ?? 0) > 0 } : undefined,
+  );
   if (outcome.kind === 'ignored') {
     deps.logger.info('hook delivery ignored', {
       hook: hookName,
@@ -78,7 +84,7 @@ export async function receiveHook(
     });
     return { status: 'ignored', event: outcome.event, messages: [], reason: outcome.reason };
   }
-  const principal: Principal = { name: `hook:${hookName}`, apps: [hook.app] };
+  const principal = principalOf(`hook:${hookName}`, hook);
   // Validated all before any is accepted: a delivery that cannot be sent whole queues nothing.
   const requests = outcome.messages.map((m) => ({
     req: validate(deps, principal, m.body),
@@ -98,6 +104,16 @@ export async function receiveHook(
   return { status: 'queued', event: outcome.event, messages };
 }
 
+/** A hook or push key acts for its one app, or its one robot. */
+const principalOf = (
+  name: string,
+  entry: { app?: string | undefined; robot?: string | undefined },
+): Principal => ({
+  name,
+  apps: entry.app !== undefined ? [entry.app] : [],
+  robots: entry.robot !== undefined ? [entry.robot] : [],
+});
+
 /** ServerChan URLs end in `.send` (`https://sctapi.ftqq.com/<sendkey>.send`); a migrated URL keeps working. */
 const SENDKEY_SUFFIX = '.send';
 
@@ -116,7 +132,7 @@ export async function receivePush(
   const presented = sendkey.endsWith(SENDKEY_SUFFIX) ? sendkey.slice(0, -SENDKEY_SUFFIX.length) : sendkey;
   const key = credentials(deps.config).findPushKey(presented);
   if (!key) throw new UnauthenticatedError('unknown sendkey in the push URL');
-  const principal: Principal = { name: `push:${key.name}`, apps: [key.app] };
+  const principal = principalOf(`push:${key.name}`, key);
   const req = validate(deps, principal, pushToMessage(key, parsePushParams(request)));
   const accepted = await acceptOne(deps, principal, req);
   return {

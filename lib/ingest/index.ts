@@ -1,5 +1,5 @@
-export { authorizeApp, requireScope } from './access.js';
-export { type AppState, type AppStateView, getAppState, listApps } from './apps.js';
+export { authorizeApp, authorizeChannel, mayUse, requireScope } from './access.js';
+export { type AppState, type AppStateView, getAppState, listApps, type PauseView } from './apps.js';
 export { type Authenticator, authenticate, createAuthenticator, sha256Hex } from './auth.js';
 export { updateCard } from './card.js';
 export {
@@ -11,6 +11,7 @@ export {
   MessageNotFoundError,
   MessageTooLargeError,
   RetryLaterError,
+  RobotNotFoundError,
   StateConflictError,
   UnauthenticatedError,
 } from './errors.js';
@@ -30,6 +31,7 @@ export {
 } from './list-query.js';
 export { checkReach, MAX_REACH_IDS, parseReachQuery, type ReachView } from './reach.js';
 export { recallMessage } from './recall.js';
+export { getRobotState, listRobots, type RobotStateView } from './robots.js';
 export { MAX_BATCH_ITEMS, submitBatch, submitMessage } from './service.js';
 export { getMessage, type MessageStatusView, type WebhookAttemptView } from './status.js';
 export { listTemplates, type TemplateView } from './templates.js';

@@ -1,4 +1,5 @@
 import type { ApiKeyConfig } from '#lib/config/index.js';
+import { type Addressed, addressOf, channelOf } from '#lib/messages/index.js';
 import type { MessageStatus, MessageSummary } from '#lib/model/index.js';
 import { authorizeApp } from './access.js';
 import { decodeListCursor, encodeListCursor } from './list-cursor.js';
@@ -6,9 +7,11 @@ import { parseListQuery } from './list-query.js';
 import type { IngestDeps } from './types.js';
 
 /** One entry of `GET /v1/messages`: a subset of `GET /v1/messages/{id}`, plus whom the message is for. */
-export interface MessageSummaryView {
+/** A list entry: the message's channel (`app`, or `robot`) and its fields. */
+export type MessageSummaryView = Addressed & SummaryViewFields;
+
+export interface SummaryViewFields {
   id: string;
-  app: string;
   status: MessageStatus;
   priority: MessageSummary['priority'];
   msgtype: MessageSummary['msgtype'];
@@ -32,7 +35,7 @@ export interface MessageListView {
 
 export const toSummaryView = (s: MessageSummary): MessageSummaryView => ({
   id: s.id,
-  app: s.app,
+  ...addressOf(channelOf(s)),
   status: s.status,
   priority: s.priority,
   msgtype: s.msgtype,

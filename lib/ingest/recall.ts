@@ -22,6 +22,12 @@ export async function recallMessage(
   id: string,
 ): Promise<{ status: 'recalled' }> {
   const record = await readOwn(deps, apiKey, id);
+  if (record.robot !== undefined) {
+    throw new StateConflictError(
+      'not_recallable',
+      "a robot's messages cannot be recalled: WeCom's robot webhook has no recall",
+    );
+  }
   if (record.status === STATUS.recalled) return { status: 'recalled' };
   const msgid = record.wecom?.msgid;
   if (record.status !== STATUS.sent || !msgid) {

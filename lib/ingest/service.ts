@@ -1,5 +1,10 @@
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
-import { DEFAULT_SPLIT_MAX_PARTS, type MessageRequest, validateMessageRequest } from '#lib/messages/index.js';
+import {
+  channelOf,
+  DEFAULT_SPLIT_MAX_PARTS,
+  type MessageRequest,
+  validateMessageRequest,
+} from '#lib/messages/index.js';
 import {
   createUrlGuard,
   LookupUnavailableError,
@@ -9,7 +14,7 @@ import {
 } from '#lib/net/index.js';
 import { isPlainObject } from '#lib/util/index.js';
 import { acceptAll } from './accept.js';
-import { authorizeApp } from './access.js';
+import { authorizeApp, authorizeChannel } from './access.js';
 import { IngestError, InvalidRequestError, RetryLaterError } from './errors.js';
 import { checkIdempotencyKey, claimKey, markKeyAccepted, releaseKey } from './idempotency.js';
 import { newMessageId } from './ids.js';
@@ -35,7 +40,7 @@ export async function submitMessage(
 ): Promise<Accepted> {
   checkIdempotencyKey(idempotencyKey);
   const req = validate(deps, apiKey, body);
-  authorizeApp(apiKey, req.app);
+  authorizeChannel(apiKey, channelOf(req));
   await checkCallbackUrl(deps, req);
   const accepted = await acceptOne(
     deps,
@@ -99,7 +104,7 @@ export async function submitBatch(
     items.map(async (item, index): Promise<Checked> => {
       try {
         const req = validate(deps, apiKey, item);
-        authorizeApp(apiKey, req.app);
+        authorizeChannel(apiKey, channelOf(req));
         await checkCallbackUrl(deps, req);
         return { index, id: (deps.newId ?? newMessageId)(), req };
       } catch (err) {
@@ -167,10 +172,12 @@ function batchItems(body: unknown, idempotencyKey: string | undefined): unknown[
  * names a template is rendered first (at acceptance, so the record, the queue and an Idempotency-Key's comparison
  * hold the rendered message, and a later edit of the template changes no accepted message); then with the app's
  * `markdownFallback`, so a markdown message of such an app is queued as the text or textcard members see; long
- * content is split into parts when the message or its app asks for it.
+ * content is split into parts when the message or its app asks for it. A robot's message gets the robot's default
+ * mentions and split settings.
  */
 export function validate(deps: IngestDeps, principal: Principal, body: unknown): MessageRequest {
   const { apps } = deps.config;
+  const robots = deps.config.robots ?? {};
   // A key learns nothing of another app's templates: its `template` for such an app is a 403 before any lookup.
   if (isPlainObject(body) && Object.hasOwn(body, 'template') && typeof body.app === 'string') {
     authorizeApp(principal, body.app);
@@ -182,6 +189,18 @@ export function validate(deps: IngestDeps, principal: Principal, body: unknown):
       const config = Object.hasOwn(apps, app) ? apps[app] : undefined;
       return config
         ? { byDefault: config.split ?? false, maxParts: config.splitMaxParts ?? DEFAULT_SPLIT_MAX_PARTS }
+        : undefined;
+    },
+    robot: (name) => {
+      const config = Object.hasOwn(robots, name) ? robots[name] : undefined;
+      return config
+        ? {
+            ...(config.mentions ? { mentions: config.mentions } : {}),
+            split: {
+              byDefault: config.split ?? false,
+              maxParts: config.splitMaxParts ?? DEFAULT_SPLIT_MAX_PARTS,
+            },
+          }
         : undefined;
     },
   });

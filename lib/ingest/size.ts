@@ -46,6 +46,7 @@ export function largestField(req: MessageRequest): { field: string; bytes: numbe
   };
   visit(req.content, req.msgtype);
   for (const list of ['touser', 'toparty', 'totag'] as const) {
+    if (req.robot !== undefined) break;
     const bytes = Buffer.byteLength(req.recipients[list].join('|'));
     if (bytes > best.bytes) best = { field: list, bytes };
   }

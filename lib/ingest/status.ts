@@ -1,4 +1,5 @@
 import type { ApiKeyConfig } from '#lib/config/index.js';
+import { type Addressed, addressOf, channelOf } from '#lib/messages/index.js';
 import {
   type MessageError,
   type MessageEvent,
@@ -32,9 +33,11 @@ export interface WebhookAttemptView {
 }
 
 /** GET /v1/messages/{id} (SPEC §2). */
-export interface MessageStatusView {
+/** GET /v1/messages/{id}: the message's channel (`app`, or `robot` for a group robot's) and its fields. */
+export type MessageStatusView = Addressed & StatusViewFields;
+
+export interface StatusViewFields {
   id: string;
-  app: string;
   status: MessageStatus;
   priority: MessageRecord['priority'];
   attempts: number;
@@ -105,11 +108,13 @@ const toAttemptView = (a: WebhookAttempt): WebhookAttemptView => ({
   ...(a.retryInSeconds !== undefined ? { retry_in_seconds: a.retryInSeconds } : {}),
 });
 
-function toStatusView(r: MessageRecord): Omit<MessageStatusView, 'wecom_events' | 'webhook_attempts'> {
+function toStatusView(
+  r: MessageRecord,
+): Addressed & Omit<StatusViewFields, 'wecom_events' | 'webhook_attempts'> {
   const { msgtype, content } = r.request;
   return {
     id: r.id,
-    app: r.app,
+    ...addressOf(channelOf(r)),
     status: r.status,
     priority: r.priority,
     attempts: r.attempts,

@@ -56,7 +56,7 @@ export interface IngestDeps {
  * Who a message is accepted for: an API key, or a hook or push key acting like one (`hook:<name>`, `push:<name>`).
  * Its name scopes Idempotency-Keys and is stored on the record; `apps` are the apps it may send for.
  */
-export type Principal = Pick<ApiKeyConfig, 'name' | 'apps'>;
+export type Principal = Pick<ApiKeyConfig, 'name' | 'apps' | 'robots'>;
 
 export interface Accepted {
   id: string;
@@ -90,4 +90,6 @@ export interface QuotaWindowUsage {
 /** Port: reads an app's quota counters (lib/sender `QuotaGuard.usage`, wired in lib/runtime). */
 export interface QuotaUsageReader {
   usage(app: string, now: number): Promise<QuotaWindowUsage[]>;
+  /** A group robot's rolling minute (undefined for a robot no longer configured). */
+  robotUsage?(robot: string, now: number): Promise<QuotaWindowUsage | undefined>;
 }

@@ -3,7 +3,7 @@ import { isPlainObject } from '#lib/util/index.js';
 import { EMPTY, maxBytes, maxItems, PARSE_CONFIG, toValidationIssues } from './issues.js';
 import { LIMITS } from './limits.js';
 import { TemplateCardSchema } from './schemas/template-card.js';
-import type { MessageRequest, ValidationIssue } from './types.js';
+import type { AppMessageRequest, MessageRequest, ValidationIssue } from './types.js';
 
 /**
  * Template cards that call back (更新模版卡片消息, path/94945): the three interaction types, and the notice types
@@ -33,7 +33,7 @@ export function cardTaskId(req: Pick<MessageRequest, 'msgtype' | 'content'>): st
  *
  * @example withTaskId(req, 'msg_01J…').content.task_id // 'msg_01J…' for a button_interaction card without one
  */
-export function withTaskId(req: MessageRequest, messageId: string): MessageRequest {
+export function withTaskId(req: AppMessageRequest, messageId: string): AppMessageRequest {
   if (req.msgtype !== 'template_card' || cardTaskId(req) !== undefined || !callsBack(req.content)) return req;
   return { ...req, content: { ...req.content, task_id: messageId } };
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { GATEWAY_LIMITS } from './limits.js';
 import type { ValidationIssue } from './types.js';
 
 /**
@@ -147,3 +148,16 @@ export function toValidationIssues(issues: readonly v.BaseIssue<unknown>[]): Val
 
 /** Parse config shared by every schema: collect all issues, phrase them plainly. */
 export const PARSE_CONFIG = { abortEarly: false, message: plainMessage } as const;
+
+/** One issue per field (the first found), capped so a pathological body cannot produce a huge response. */
+export function finalizeIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  const out: ValidationIssue[] = [];
+  for (const issue of issues) {
+    if (seen.has(issue.field)) continue;
+    seen.add(issue.field);
+    out.push(issue);
+    if (out.length === GATEWAY_LIMITS.maxIssues) break;
+  }
+  return out;
+}

@@ -22,6 +22,21 @@ export const MSG_TYPE_NAMES = [
   'template_card',
 ] as const;
 
+/** Message types a group robot's `webhook/send` takes (path/91770), in the order of its doc. */
+export const ROBOT_MSG_TYPE_NAMES = [
+  'text',
+  'markdown',
+  'markdown_v2',
+  'image',
+  'news',
+  'file',
+  'voice',
+  'template_card',
+] as const;
+
+/** The template cards a robot may send: the two notice cards (the interactive ones need an app's callbacks). */
+export const ROBOT_CARD_TYPE_NAMES = ['text_notice', 'news_notice'] as const;
+
 export const CARD_TYPE_NAMES = [
   'text_notice',
   'news_notice',
@@ -114,6 +129,31 @@ export const LIMITS = {
     minAspectRatio: 1.3,
     maxAspectRatio: 2.25,
   },
+} as const;
+
+/**
+ * A group robot's limits (消息推送配置说明, https://developer.work.weixin.qq.com/document/path/91770): text as for an
+ * app, markdown and markdown_v2 twice as long, an image sent inline, files and voice through the robot's own
+ * `upload_media`.
+ */
+export const ROBOT_LIMITS = {
+  /** text: "最长不超过2048个字节,必须是utf8编码". */
+  text: { maxContentBytes: 2048 },
+  /** markdown: "最长不超过4096个字节,必须是utf8编码". */
+  markdown: { maxContentBytes: 4096 },
+  /** markdown_v2: "最长不超过4096个字节,必须是utf8编码". */
+  markdown_v2: { maxContentBytes: 4096 },
+  /** image: "图片(base64编码前)最大不能超过2M,支持JPG,PNG格式". */
+  image: { maxBytes: 2 * 1024 * 1024 },
+  /** news: "一个图文消息支持1到8条图文"; title ≤128 bytes, description ≤512 bytes (WeCom truncates; we refuse). */
+  news: { minArticles: 1, maxArticles: 8, maxTitleBytes: 128, maxDescriptionBytes: 512, maxUrlBytes: 2048 },
+  /** upload_media: "所有文件size必须大于5个字节"; file ≤20 MB; voice ≤2 MB, ≤60 s, AMR only. */
+  file: { minBytes: 6, maxBytes: 20 * 1024 * 1024 },
+  voice: { minBytes: 6, maxBytes: 2 * 1024 * 1024 },
+  /** The displayed name of an uploaded file (the form's `filename`); WeCom states no limit, 255 bytes is a file system's. */
+  maxFilenameBytes: 255,
+  /** mentioned_list / mentioned_mobile_list: no limit stated; a group holds at most 2,000 members. */
+  maxMentions: 100,
 } as const;
 
 /** Gateway-only limits (not WeCom's): see SPEC §2. */

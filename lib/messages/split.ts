@@ -259,3 +259,13 @@ function cutGraphemes(s: string, budget: number): string[] {
   if (current) out.push(current);
   return out;
 }
+
+export interface SplitSettings {
+  /** `apps.<name>.split`: split long text and markdown unless the message says `"split": false`. */
+  byDefault: boolean;
+  /** `apps.<name>.splitMaxParts`: the most parts one message may become. */
+  maxParts: number;
+}
+
+/** The cap on parts when the app sets none: a runaway log must not use up a member's minute (30 messages). */
+export const DEFAULT_SPLIT_MAX_PARTS = 10;

@@ -1,19 +1,21 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { isPlainObject } from '#lib/util/index.js';
+import { robotOnlyIssues } from './channel-fields.js';
 import { utf8Bytes } from './fit.js';
-import { PARSE_CONFIG, toValidationIssues } from './issues.js';
-import { GATEWAY_LIMITS, LIMITS, MSG_TYPE_NAMES } from './limits.js';
+import { finalizeIssues, PARSE_CONFIG, toValidationIssues } from './issues.js';
+import { LIMITS, MSG_TYPE_NAMES } from './limits.js';
 import { convertMarkdown, type MarkdownFallback, markdownToText } from './markdown-fallback.js';
 import { parseRecipients } from './recipients.js';
+import { type RobotSettings, validateRobotRequest } from './robot-validate.js';
 import { GatewayFieldsSchema, RESERVED_METADATA_KEYS } from './schemas/gateway.js';
 import { MessageContentSchema } from './schemas/message.js';
-import { type SplitFormat, splitContent } from './split.js';
+import { DEFAULT_SPLIT_MAX_PARTS, type SplitFormat, type SplitSettings, splitContent } from './split.js';
 import { expandTemplateRequest, type TemplateLookup } from './templates.js';
 import type {
-  MessageRequest,
+  AppMessageRequest,
+  AppSegment,
   MsgType,
-  Segment,
   SendOptions,
   ValidationIssue,
   ValidationResult,
@@ -71,19 +73,6 @@ function reservedMetadataKeys(metadata: unknown): ValidationIssue[] {
   }));
 }
 
-/** One issue per field (the first found), capped so a pathological body cannot produce a huge response. */
-function finalizeIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
-  const seen = new Set<string>();
-  const out: ValidationIssue[] = [];
-  for (const issue of issues) {
-    if (seen.has(issue.field)) continue;
-    seen.add(issue.field);
-    out.push(issue);
-    if (out.length === GATEWAY_LIMITS.maxIssues) break;
-  }
-  return out;
-}
-
 /**
  * Validates a parsed `POST /v1/messages` body: the WeCom `message/send` body minus `agentid`, plus
  * the gateway fields. Collects every issue (up to 20), each naming its field.
@@ -102,17 +91,9 @@ export interface ValidateOptions {
   templates?: TemplateLookup;
   /** The app's `split` settings: whether long content is split when the message does not say, and the cap. */
   split?: (app: string) => SplitSettings | undefined;
+  /** A robot's settings (default mentions, split), for a body addressed to a robot (`robot`). */
+  robot?: (name: string) => RobotSettings | undefined;
 }
-
-export interface SplitSettings {
-  /** `apps.<name>.split`: split long text and markdown unless the message says `"split": false`. */
-  byDefault: boolean;
-  /** `apps.<name>.splitMaxParts`: the most parts one message may become. */
-  maxParts: number;
-}
-
-/** The cap on parts when the app sets none: a runaway log must not use up a member's minute (30 messages). */
-export const DEFAULT_SPLIT_MAX_PARTS = 10;
 
 /** The msgtypes whose content can be split, with the format the splitter keeps intact. */
 const SPLITTABLE: Readonly<Record<string, SplitFormat>> = { text: 'text', markdown: 'markdown' };
@@ -196,6 +177,13 @@ export function validateMessageRequest(input: unknown, opts: ValidateOptions = {
   if (!isPlainObject(input)) {
     return { ok: false, issues: [{ field: '(body)', message: 'must be a JSON object' }] };
   }
+  if (Object.hasOwn(input, 'robot')) {
+    if (Object.hasOwn(input, 'app')) {
+      const message = 'give app (a message to members) or robot (a post to its group chat), not both';
+      return { ok: false, issues: [{ field: 'robot', message }] };
+    }
+    return validateRobotRequest(input, opts.robot);
+  }
   const expanded = expandTemplateRequest(input, opts.templates);
   if (!expanded.ok) return { ok: false, issues: finalizeIssues(expanded.issues) };
   const settings = typeof expanded.body.app === 'string' ? opts.split?.(expanded.body.app) : undefined;
@@ -217,6 +205,8 @@ export function validateMessageRequest(input: unknown, opts: ValidateOptions = {
   const { recipients, issues: recipientIssues } = parseRecipients(body);
 
   const issues: ValidationIssue[] = [
+    // First: they name a field the schema would call unknown, and say which channel takes it.
+    ...robotOnlyIssues(body),
     ...checkTopLevelKeys(body),
     ...(gateway.issues ? toValidationIssues(gateway.issues) : []),
     ...reservedMetadataKeys(body.metadata),
@@ -254,13 +244,13 @@ export function validateMessageRequest(input: unknown, opts: ValidateOptions = {
   // The fallback runs here, before the message is queued: what is stored and sent is what members will see.
   const fallback = fields.markdown_fallback ?? opts.markdownFallback?.(fields.app);
   const fallsBack = msgtype === 'markdown' && (fallback === 'text' || fallback === 'textcard');
-  const withFallback = (markdown: { content: string }): Segment => {
+  const withFallback = (markdown: { content: string }): AppSegment => {
     const converted = convertMarkdown(markdown, fallback === 'textcard' ? 'textcard' : 'text');
     return converted.msgtype === 'text'
       ? { msgtype: 'text', content: converted.text }
       : { msgtype: 'textcard', content: converted.textcard };
   };
-  let segments: Segment[] | undefined;
+  let segments: AppSegment[] | undefined;
   if (plan && plan.pieces.length === 1) {
     // Markdown whose text fallback fits one message: sent as that text, whole (a textcard would cut it to 512 bytes).
     sent = { msgtype: 'text', content: { content: plan.pieces[0] } };
@@ -271,7 +261,7 @@ export function validateMessageRequest(input: unknown, opts: ValidateOptions = {
   } else if (fallsBack && content.output.msgtype === 'markdown') {
     sent = withFallback(content.output.markdown);
   }
-  const value: MessageRequest = {
+  const value: AppMessageRequest = {
     app: fields.app,
     priority: fields.priority,
     ...(fields.callback_url !== undefined && { callbackUrl: fields.callback_url }),

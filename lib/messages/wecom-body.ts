@@ -1,5 +1,5 @@
 import { LIMITS } from './limits.js';
-import type { MessageRequest } from './types.js';
+import type { AppMessageRequest } from './types.js';
 
 /**
  * Builds the exact WeCom `message/send` JSON body: recipients joined with `|` (only the non-empty
@@ -19,7 +19,7 @@ import type { MessageRequest } from './types.js';
  * //   enable_duplicate_check: 1, duplicate_check_interval: 3600 }
  */
 export function toWecomSendBody(
-  req: MessageRequest,
+  req: AppMessageRequest,
   agentid: number,
   opts: { duplicateCheckSeconds?: number; forceDuplicateCheck?: boolean } = {},
 ): Record<string, unknown> {
@@ -56,7 +56,7 @@ export function toWecomSendBody(
  * charges one person-time per member reached, so this is a lower bound for those; the member count
  * behind them is only known to WeCom.
  */
-export function countRecipients(req: MessageRequest): number {
+export function countRecipients(req: AppMessageRequest): number {
   const { touser, toparty, totag } = req.recipients;
   return touser.length + toparty.length + totag.length;
 }

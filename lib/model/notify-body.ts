@@ -1,5 +1,6 @@
 import type { CallbackEvent } from '#lib/callback/index.js';
-import type { MessageRecord } from './record.js';
+import { type Addressed, addressOf, channelOf } from '#lib/messages/index.js';
+import type { RecordFields } from './record.js';
 import type { TransitionName } from './transitions.js';
 
 /**
@@ -13,11 +14,13 @@ import type { TransitionName } from './transitions.js';
  */
 export type NotifyJob = StatusNotice | EventNotice;
 
-export interface StatusNotice {
+/** A status webhook to send; its channel (`app` or `robot`) as the record names it. */
+export type StatusNotice = Addressed & StatusNoticeFields;
+
+export interface StatusNoticeFields {
   v: 1;
   kind: 'status';
   messageId: string;
-  app: string;
   status: NotifyStatus;
   /** When the status was reached (ISO 8601). */
   at: string;
@@ -48,7 +51,7 @@ const NOTIFY_STATUS_SET: ReadonlySet<string> = new Set(NOTIFY_STATUSES);
  * @example statusNotice(record, 'send') // { v: 1, kind: 'status', messageId, app, status: 'sent', at }
  */
 export function statusNotice(
-  record: Pick<MessageRecord, 'id' | 'app' | 'status' | 'updatedAt'>,
+  record: Addressed & Pick<RecordFields, 'id' | 'status' | 'updatedAt'>,
   transition: TransitionName,
 ): StatusNotice | undefined {
   if (transition === 'withdraw' || !NOTIFY_STATUS_SET.has(record.status)) return undefined;
@@ -56,7 +59,7 @@ export function statusNotice(
     v: 1,
     kind: 'status',
     messageId: record.id,
-    app: record.app,
+    ...addressOf(channelOf(record)),
     status: record.status as NotifyStatus,
     at: record.updatedAt,
   };
@@ -80,7 +83,9 @@ export const encodeNotifyJob = (job: NotifyJob): string => JSON.stringify(job);
 export function decodeNotifyJob(body: string): NotifyJob | undefined {
   try {
     const job = JSON.parse(body) as NotifyJob;
-    if (job?.v !== 1 || typeof job.messageId !== 'string' || typeof job.app !== 'string') return undefined;
+    if (job?.v !== 1 || typeof job.messageId !== 'string') return undefined;
+    if (typeof job.app !== 'string' && !(job.kind === 'status' && typeof job.robot === 'string'))
+      return undefined;
     if (job.kind === 'status') return NOTIFY_STATUS_SET.has(job.status) ? job : undefined;
     if (job.kind === 'event') return job.event && typeof job.eventId === 'string' ? job : undefined;
     return undefined;

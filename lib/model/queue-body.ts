@@ -7,7 +7,10 @@ import type { InDoubt, MessageRecord, RecordOrigin } from './record.js';
  * optional fields freely; anything incompatible needs a new `v`, and {@link decodeQueuedMessage} must keep
  * reading the old one until the queues have drained.
  */
-export interface QueuedMessage extends RecordOrigin {
+export type QueuedMessage = RecordOrigin & QueuedFields;
+
+/** A queue body's fields besides its origin. */
+export interface QueuedFields {
   v: 1;
   /** Deferral generation of this copy (see MessageRecord.generation). */
   generation: number;
@@ -54,7 +57,7 @@ export interface QueuedPart {
 export const toQueuedMessage = (r: MessageRecord): QueuedMessage => ({
   v: 1,
   id: r.id,
-  app: r.app,
+  ...(r.robot !== undefined ? { robot: r.robot } : { app: r.app }),
   priority: r.priority,
   createdAt: r.createdAt,
   expiresAt: r.expiresAt,
@@ -89,6 +92,7 @@ export function decodeQueuedMessage(body: string): QueuedMessage | undefined {
     return undefined;
   }
   if (parsed?.v !== 1 || typeof parsed.id !== 'string' || !parsed.request) return undefined;
+  if (typeof parsed.app !== 'string' && typeof parsed.robot !== 'string') return undefined;
   const { mayHaveReachedWecom, mayHaveReachedAt, ...decoded } = parsed;
   const m = decoded.part?.held ? { ...decoded, part: withLegacyHeld(decoded.part) } : decoded;
   // A flag without its time: in doubt since acceptance, the earliest an attempt can have started.

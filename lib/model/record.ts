@@ -1,4 +1,11 @@
-import { cardTaskId, type MessageRequest, type Priority } from '#lib/messages/index.js';
+import {
+  type Addressed,
+  cardTaskId,
+  channelKey,
+  channelOf,
+  type MessageRequest,
+  type Priority,
+} from '#lib/messages/index.js';
 import type { SendResponse } from '#lib/wecom/index.js';
 
 /**
@@ -104,10 +111,12 @@ export interface Missed {
   receive: number;
 }
 
-/** What the gateway stores per accepted message. */
-export interface MessageRecord {
+/** What the gateway stores per accepted message: its channel (`app` or `robot`) and the fields below. */
+export type MessageRecord = Addressed & RecordFields;
+
+/** A record's fields besides its channel. */
+export interface RecordFields {
   id: string;
-  app: string;
   status: MessageStatus;
   priority: Priority;
   attempts: number;
@@ -172,10 +181,15 @@ export interface MessageRecord {
   expiresAt: number;
 }
 
-/** Where a record comes from: what ingest decided about an accepted request (the queue body carries the same). */
-export interface RecordOrigin {
+/**
+ * Where a record comes from: what ingest decided about an accepted request (the queue body carries the same), with
+ * its channel (`app` or `robot`, as in the request).
+ */
+export type RecordOrigin = Addressed & OriginFields;
+
+/** An origin's fields besides its channel. */
+export interface OriginFields {
   id: string;
-  app: string;
   priority: Priority;
   request: MessageRequest;
   /** Name of the API key that submitted it. */
@@ -206,7 +220,7 @@ export function newRecord(o: RecordOrigin): MessageRecord {
   const taskId = cardTaskId(o.request);
   return {
     id: o.id,
-    app: o.app,
+    ...(o.robot !== undefined ? { robot: o.robot } : { app: o.app }),
     status: STATUS.queued,
     priority: o.priority,
     attempts: 0,
@@ -218,7 +232,7 @@ export function newRecord(o: RecordOrigin): MessageRecord {
     request: o.request,
     events: [{ at: o.createdAt, type: 'queued' }],
     generation: 0,
-    ...(taskId !== undefined ? { taskKey: taskKeyOf(o.app, taskId) } : {}),
+    ...(taskId !== undefined ? { taskKey: taskKeyOf(channelKey(channelOf(o)), taskId) } : {}),
     expiresAt: o.expiresAt,
     ...(o.duplicateCheckSeconds !== undefined ? { duplicateCheckSeconds: o.duplicateCheckSeconds } : {}),
   };
@@ -228,7 +242,8 @@ export function newRecord(o: RecordOrigin): MessageRecord {
 export const sentEvent = (at: string, receipt: WecomReceipt): MessageEvent => ({
   at,
   type: 'sent',
-  detail: `msgid ${receipt.msgid}`,
+  // A group robot's send is answered without a msgid.
+  ...(receipt.msgid ? { detail: `msgid ${receipt.msgid}` } : {}),
 });
 
 /**

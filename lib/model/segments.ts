@@ -1,4 +1,4 @@
-import type { MessageRequest } from '#lib/messages/index.js';
+import type { AppMessageRequest, MessageRequest, RobotMessageRequest } from '#lib/messages/index.js';
 import type { QueuedMessage } from './queue-body.js';
 import type { MessageRecord } from './record.js';
 
@@ -18,12 +18,24 @@ export const segmentCount = (request: MessageRequest): number => request.segment
 export const hasNextSegment = (msg: Pick<QueuedMessage, 'segment' | 'request'>): boolean =>
   segmentOf(msg) + 1 < segmentCount(msg.request);
 
+type Segmented<R> = Pick<QueuedMessage, 'segment'> & { request: R };
+
 /** The request as this copy sends it: the message with its part's msgtype and content. */
-export function segmentRequest(msg: Pick<QueuedMessage, 'segment' | 'request'>): MessageRequest {
-  const segment = msg.request.segments?.[segmentOf(msg)];
-  if (!segment) return msg.request;
-  const { segments: _all, ...request } = msg.request;
-  return { ...request, msgtype: segment.msgtype, content: segment.content };
+export function segmentRequest(msg: Segmented<AppMessageRequest>): AppMessageRequest;
+export function segmentRequest(msg: Segmented<RobotMessageRequest>): RobotMessageRequest;
+export function segmentRequest(msg: Segmented<MessageRequest>): MessageRequest;
+export function segmentRequest(msg: Segmented<MessageRequest>): MessageRequest {
+  const { request } = msg;
+  if (request.robot !== undefined) {
+    const segment = request.segments?.[segmentOf(msg)];
+    if (!segment) return request;
+    const { segments: _all, ...rest } = request;
+    return { ...rest, msgtype: segment.msgtype, content: segment.content };
+  }
+  const segment = request.segments?.[segmentOf(msg)];
+  if (!segment) return request;
+  const { segments: _all, ...rest } = request;
+  return { ...rest, msgtype: segment.msgtype, content: segment.content };
 }
 
 /** Whether the record shows part `segment` sent to every recipient (its last send `completes` it). */

@@ -1,9 +1,19 @@
-import type { MsgType, Priority, Recipients } from '#lib/messages/index.js';
+import {
+  type Addressed,
+  addressOf,
+  channelOf,
+  type MsgType,
+  type Priority,
+  type Recipients,
+  type RobotMsgType,
+} from '#lib/messages/index.js';
 import { type MessageRecord, type MessageStatus, STATUS } from './record.js';
 import { TRANSITIONS } from './transitions.js';
 
 /** How many recipients of each kind a list entry names (a message may list 1,000 users). */
 export const PREVIEW_RECIPIENTS = 20;
+
+const NO_RECIPIENTS: Recipients = { touser: [], toparty: [], totag: [] };
 
 /** The first recipients of each kind, as the client wrote them, and how many more the message lists. */
 export interface RecipientsPreview {
@@ -18,12 +28,14 @@ export interface RecipientsPreview {
  * A message as a list shows it (`GET /v1/messages`): who it is for and where it stands, never its content. Only
  * `status`, `attempts`, `updatedAt` and `sentAt` change after acceptance.
  */
-export interface MessageSummary {
+export type MessageSummary = Addressed & SummaryFields;
+
+/** A summary's fields besides its channel. A robot's message names no recipients: it goes to the robot's group. */
+export interface SummaryFields {
   id: string;
-  app: string;
   status: MessageStatus;
   priority: Priority;
-  msgtype: MsgType;
+  msgtype: MsgType | RobotMsgType;
   recipients: RecipientsPreview;
   attempts: number;
   createdAt: string;
@@ -51,11 +63,11 @@ export function recipientsPreview(r: Recipients): RecipientsPreview {
 export function summaryOf(r: MessageRecord): MessageSummary {
   return {
     id: r.id,
-    app: r.app,
+    ...addressOf(channelOf(r)),
     status: r.status,
     priority: r.priority,
     msgtype: r.request.msgtype,
-    recipients: recipientsPreview(r.request.recipients),
+    recipients: recipientsPreview(r.request.robot === undefined ? r.request.recipients : NO_RECIPIENTS),
     attempts: r.attempts,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,

@@ -1,4 +1,5 @@
-import type { GatewayConfig } from '#lib/config/index.js';
+import { channelConfig, type GatewayConfig } from '#lib/config/index.js';
+import { addressOf, channelKey, channelLabel, channelOf } from '#lib/messages/index.js';
 import {
   decodeNotifyJob,
   type MessageRecord,
@@ -88,8 +89,9 @@ async function processRecord(deps: NotifyDeps, r: NotifyRecord): Promise<'ack' |
   if (!webhook) return 'ack';
   const now = deps.now ?? Date.now;
   const at = new Date(now()).toISOString();
-  const app = deps.config.apps[webhook.record.app];
-  const secrets = app?.webhook?.secrets ?? [];
+  const channel = channelOf(webhook.record);
+  const owner = channelConfig(deps.config, channel);
+  const secrets = owner?.webhook?.secrets ?? [];
   const base = {
     at,
     webhookId: webhook.id,
@@ -99,7 +101,7 @@ async function processRecord(deps: NotifyDeps, r: NotifyRecord): Promise<'ack' |
   };
   if (secrets.length === 0) {
     // Never send an unsigned webhook: the receiver could not tell it from a forgery.
-    const reason = `refused: app ${webhook.record.app} has no webhook signing secret (config apps.${webhook.record.app}.webhook.secrets)`;
+    const reason = `refused: ${channelLabel(channel)} has no webhook signing secret (config ${channel.kind}s.${channel.name}.webhook.secrets)`;
     await finish(
       deps,
       webhook,
@@ -116,7 +118,7 @@ async function processRecord(deps: NotifyDeps, r: NotifyRecord): Promise<'ack' |
     url: webhook.url,
     headers: { ...headers },
     body: webhook.body,
-    ...(app?.webhook?.allowedPorts.length ? { allowedPorts: app.webhook.allowedPorts } : {}),
+    ...(owner?.webhook?.allowedPorts.length ? { allowedPorts: owner.webhook.allowedPorts } : {}),
   });
   const verdict = classifyDelivery(result);
   const answered = answerOf(result);
@@ -153,14 +155,17 @@ async function prepare(deps: NotifyDeps, r: NotifyRecord): Promise<Webhook | und
   const url = webhookTarget(deps.config, record, type);
   if (url === undefined) return undefined; // the config changed since the job was queued
   const payload = payloadOf(job, record);
-  const id = job.kind === 'status' ? webhookIdFor(record.id, type) : webhookIdFor(record.app, job.eventId);
+  const id =
+    job.kind === 'status'
+      ? webhookIdFor(record.id, type)
+      : webhookIdFor(channelKey(channelOf(record)), job.eventId);
   return { job, record, type, id, url, body: JSON.stringify(payload) };
 }
 
 function payloadOf(job: NotifyJob, record: MessageRecord): WebhookPayload {
   if (job.kind === 'event') {
     return wecomEventPayload({
-      app: record.app,
+      app: job.app,
       event: job.event,
       receivedAt: job.receivedAt,
       messageId: record.id,
@@ -170,8 +175,8 @@ function payloadOf(job: NotifyJob, record: MessageRecord): WebhookPayload {
   // The status this job is about, as of when it was reached (the record may have moved on since).
   const { response_code: _secret, ...wecom } = record.wecom ?? { msgid: '' };
   return messageStatusPayload({
+    ...addressOf(channelOf(record)),
     id: record.id,
-    app: record.app,
     status: job.status,
     priority: record.priority,
     attempts: record.attempts,

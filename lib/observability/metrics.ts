@@ -22,6 +22,10 @@ export type MetricName =
   | 'QuotaUtilisation'
   /** WeCom refused a call because of the app's setup (40001 secret, 60020 trusted IP, 301002 agentid…). */
   | 'ConfigError'
+  /** WeCom refused a group robot's key (93000 bad key or removed from its group, 93004 disabled, 93008 not in the group). */
+  | 'RobotConfigError'
+  /** A group robot's file or voice was uploaded through its upload_media (a cached media id saves one). */
+  | 'RobotUploads'
   /** A re-read of the config failed or found it invalid; the last good config stayed in force. */
   | 'ConfigReloadFailed'
   | 'CallbacksStored'
@@ -37,6 +41,11 @@ export type MetricName =
 
 /** The dimension of the per-app series (Sent, Failed, Deferred, ConfigError by app). */
 export const APP_DIMENSION = 'app';
+/** The dimension of the per-robot series (the same counts for a group robot's messages). */
+export const ROBOT_DIMENSION = 'robot';
+
+/** Whose series a count also goes to: an app's or a group robot's. */
+export type MetricDimensions = { readonly app: string } | { readonly robot: string };
 
 export interface MetricsOptions {
   /** Default: {@link metricsNamespace} of `local`. */
@@ -56,6 +65,7 @@ const unitOf = (name: string) => (name === 'QuotaUtilisation' ? 'Percent' : 'Cou
 export class Metrics {
   private values = new Map<MetricName, number>();
   private maxima = new Map<MetricName, number>();
+  /** Per dimension (`app=ops`, `robot=oncall`): its counts. */
   private byApp = new Map<string, Map<MetricName, number>>();
   private readonly namespace: string;
   private readonly write: (line: string) => void;
@@ -69,13 +79,15 @@ export class Metrics {
     this.write = write ?? ((line: string) => process.stdout.write(`${line}\n`));
   }
 
-  /** Adds to a counter; with `app`, to that app's series as well. */
-  count(name: MetricName, value = 1, dimensions?: { readonly app: string }): void {
+  /** Adds to a counter; with `app` (or `robot`), to that app's (robot's) series as well. */
+  count(name: MetricName, value = 1, dimensions?: MetricDimensions): void {
     this.values.set(name, (this.values.get(name) ?? 0) + value);
     if (!dimensions) return;
-    const app = this.byApp.get(dimensions.app) ?? new Map<MetricName, number>();
-    this.byApp.set(dimensions.app, app);
-    app.set(name, (app.get(name) ?? 0) + value);
+    const key =
+      'robot' in dimensions ? `${ROBOT_DIMENSION}=${dimensions.robot}` : `${APP_DIMENSION}=${dimensions.app}`;
+    const counts = this.byApp.get(key) ?? new Map<MetricName, number>();
+    this.byApp.set(key, counts);
+    counts.set(name, (counts.get(name) ?? 0) + value);
   }
 
   /** Records a gauge; the flushed value is the maximum seen since the last flush. */
@@ -90,8 +102,8 @@ export class Metrics {
   /** The per-app counters, as `name{app=…}` → value (tests, benchmarks). */
   snapshotDimensioned(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const [app, counts] of this.byApp) {
-      for (const [name, value] of counts) out[`${name}{${APP_DIMENSION}=${app}}`] = value;
+    for (const [key, counts] of this.byApp) {
+      for (const [name, value] of counts) out[`${name}{${key}}`] = value;
     }
     return out;
   }
@@ -103,8 +115,10 @@ export class Metrics {
     this.maxima.clear();
     this.byApp.clear();
     if (Object.keys(values).length > 0) this.emit(now, [], values, {});
-    for (const [app, counts] of byApp) {
-      this.emit(now, [APP_DIMENSION], Object.fromEntries(counts), { [APP_DIMENSION]: app });
+    for (const [key, counts] of byApp) {
+      const at = key.indexOf('=');
+      const dimension = key.slice(0, at);
+      this.emit(now, [dimension], Object.fromEntries(counts), { [dimension]: key.slice(at + 1) });
     }
   }
 

@@ -1,10 +1,14 @@
-/** Keys whose values are never logged (WeCom secrets and tokens, API keys, signatures). */
-const SECRET_KEY = /secret|token|authorization|password|api[-_]?key|signature|encodingaeskey|sha256/i;
-/** WeCom puts the token and secret in query strings: `?access_token=…`, `?corpsecret=…`. */
-const SECRET_QUERY = /([?&](?:access_token|corpsecret|secret|token)=)[^&\s"]*/gi;
+/**
+ * Keys whose values are never logged (WeCom secrets and tokens, API keys, signatures, a group robot's key and its
+ * webhook URL, which holds the key).
+ */
+const SECRET_KEY =
+  /secret|token|authorization|password|api[-_]?key|signature|encodingaeskey|sha256|^key$|robot[-_]?key|webhook[-_]?url/i;
+/** WeCom puts the token, the secret and a robot's key in query strings: `?access_token=…`, `?key=…`. */
+const SECRET_QUERY = /([?&](?:access_token|corpsecret|secret|token|key)=)[^&\s"]*/gi;
 
 /** The same inside JSON text (`"access_token":"…"`) and HTTP auth headers (`Bearer …`). */
-const SECRET_JSON = /("(?:access_token|corpsecret|secret|token|encodingAESKey)"\s*:\s*")[^"]*/gi;
+const SECRET_JSON = /("(?:access_token|corpsecret|secret|token|encodingAESKey|key)"\s*:\s*")[^"]*/gi;
 const BEARER = /(Bearer\s+)[^\s"',]+/gi;
 
 export const REDACTED = '[redacted]';

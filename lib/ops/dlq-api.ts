@@ -5,10 +5,11 @@ import {
   type IngestDeps,
   InvalidRequestError,
   MessageNotFoundError,
+  mayUse,
   RetryLaterError,
   StateConflictError,
 } from '#lib/ingest/index.js';
-import type { ValidationIssue } from '#lib/messages/index.js';
+import { channelOf, type ValidationIssue } from '#lib/messages/index.js';
 import type { MessageStatus } from '#lib/model/index.js';
 import { LANES, type LaneName } from '#lib/resources/index.js';
 import { isPlainObject } from '#lib/util/index.js';
@@ -39,7 +40,9 @@ export const DLQ_SEARCH_MAX = 100;
 /** One dead letter as the HTTP API shows it. */
 export interface DeadLetterHttpView {
   id: string;
-  app: string;
+  /** The message's app; a group robot's message names its `robot` instead. */
+  app?: string;
+  robot?: string;
   lane: LaneName;
   state: DeadLetterState;
   /** The record's status after this read; null when there is no record. */
@@ -65,9 +68,9 @@ export interface RedriveHttpResult {
   status: MessageStatus | null;
 }
 
-const toView = (v: DeadLetterView & { id: string; app: string }): DeadLetterHttpView => ({
+const toView = (v: DeadLetterView & { id: string }): DeadLetterHttpView => ({
   id: v.id,
-  app: v.app,
+  ...(v.robot !== undefined ? { robot: v.robot } : { app: v.app }),
   lane: v.lane,
   state: v.state,
   status: v.status ?? null,
@@ -82,8 +85,8 @@ const toView = (v: DeadLetterView & { id: string; app: string }): DeadLetterHttp
 });
 
 /** Only views of messages with a readable body have both; the filter by app already left out the others. */
-const named = (v: DeadLetterView): v is DeadLetterView & { id: string; app: string } =>
-  v.id !== undefined && v.app !== undefined;
+const named = (v: DeadLetterView): v is DeadLetterView & { id: string } =>
+  v.id !== undefined && (v.app !== undefined || v.robot !== undefined);
 
 function dlqDeps(deps: IngestDeps): DlqDeps {
   if (!deps.deadLetters) {
@@ -106,7 +109,7 @@ const QUERY_PARAMETERS = ['app', 'lane', 'limit'] as const;
 export function parseDlqQuery(
   apiKey: ApiKeyConfig,
   query: Readonly<Record<string, string | undefined>>,
-): { apps: string[]; lanes: readonly LaneName[]; limit: number } {
+): { apps: string[]; robots: string[]; lanes: readonly LaneName[]; limit: number } {
   const issues: ValidationIssue[] = [];
   for (const name of Object.keys(query)) {
     if (!(QUERY_PARAMETERS as readonly string[]).includes(name))
@@ -125,6 +128,8 @@ export function parseDlqQuery(
   if (app !== undefined) authorizeApp(apiKey, app);
   return {
     apps: app === undefined ? [...apiKey.apps] : [app],
+    // A robot's messages show with the key's other messages; `app=` narrows to that app's alone.
+    robots: app === undefined ? [...(apiKey.robots ?? [])] : [],
     lanes: lane === undefined ? LANES : [lane as LaneName],
     limit,
   };
@@ -142,9 +147,11 @@ export async function listDlq(
   apiKey: ApiKeyConfig,
   query: Readonly<Record<string, string | undefined>>,
 ): Promise<{ dead_letters: DeadLetterHttpView[] }> {
-  const { apps, lanes, limit } = parseDlqQuery(apiKey, query);
+  const { apps, robots, lanes, limit } = parseDlqQuery(apiKey, query);
   const ops = dlqDeps(deps);
-  const views = await Promise.all(lanes.map((lane) => listDeadLetters(ops, { lane, max: limit, apps })));
+  const views = await Promise.all(
+    lanes.map((lane) => listDeadLetters(ops, { lane, max: limit, apps, robots })),
+  );
   return { dead_letters: views.flat().filter(named).map(toView) };
 }
 
@@ -170,7 +177,7 @@ export async function getDeadLetter(
 ): Promise<DeadLetterHttpView> {
   checkId(id);
   const ops = dlqDeps(deps);
-  const filter = { ids: [id], apps: apiKey.apps };
+  const filter = { ids: [id], apps: apiKey.apps, robots: apiKey.robots ?? [] };
   const views = await Promise.all(
     LANES.map((lane) => listDeadLetters(ops, { lane, max: DLQ_SEARCH_MAX, ...filter })),
   );
@@ -211,10 +218,10 @@ export async function redriveDeadLetter(
   checkId(id);
   const { force } = parseRedriveBody(body);
   const ops = dlqDeps(deps);
-  const filter = { ids: [id], apps: apiKey.apps, force };
+  const filter = { ids: [id], apps: apiKey.apps, robots: apiKey.robots ?? [], force };
   // One lane after the other, its priority's lane first (where its copies travel): the search stops where it is.
   const record = await deps.messages.get(id);
-  const first = record && apiKey.apps.includes(record.app) ? record.priority : undefined;
+  const first = record && mayUse(apiKey, channelOf(record)) ? record.priority : undefined;
   let result: RedriveResult | undefined;
   for (const lane of [...LANES].sort((a, b) => Number(b === first) - Number(a === first))) {
     [result] = await redriveDeadLetters(ops, { lane, max: DLQ_SEARCH_MAX, ...filter });

@@ -55,7 +55,9 @@ export interface DeadLetterView {
   state: DeadLetterState;
   /** The gateway's message id (`msg_…`), when the body is readable. */
   id?: string;
+  /** The message's app, or for a group robot's message its robot (`robot`). */
   app?: string;
+  robot?: string;
   /** The record's status after this pass. */
   status?: MessageStatus;
   /** True when this pass moved the record to `dead`. */
@@ -105,15 +107,20 @@ export interface DeadLetterFilter {
    * cannot be read names no app, so such a filter never takes it.
    */
   apps?: readonly string[];
+  /** With `apps`: the robots whose messages the caller may also see. */
+  robots?: readonly string[];
 }
 
 function filterOf(opts: DeadLetterFilter): (letter: DeadLetter) => boolean {
   const ids = opts.ids ? new Set(opts.ids) : undefined;
   const apps = opts.apps ? new Set(opts.apps) : undefined;
+  const robots = new Set(opts.robots ?? []);
   if (!ids && !apps) return () => true;
+  const visible = (msg: QueuedMessage) =>
+    !apps || (msg.robot !== undefined ? robots.has(msg.robot) : apps.has(msg.app));
   return (letter) => {
     const msg = decodeQueuedMessage(letter.body);
-    return msg !== undefined && (!ids || ids.has(msg.id)) && (!apps || apps.has(msg.app));
+    return msg !== undefined && (!ids || ids.has(msg.id)) && visible(msg);
   };
 }
 
@@ -161,7 +168,7 @@ async function examine(deps: DlqDeps, lane: LaneName, letter: DeadLetter): Promi
   const facts = {
     ...base,
     id: msg.id,
-    app: msg.app,
+    ...(msg.robot !== undefined ? { robot: msg.robot } : { app: msg.app }),
     ageSeconds: Math.max(0, Math.round((nowOf(deps) - Date.parse(msg.createdAt)) / 1000)),
   };
   const record = await deps.messages.get(msg.id);

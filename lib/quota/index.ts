@@ -22,6 +22,7 @@ export {
   heldSlots,
   PICKUP_MS,
 } from './held.js';
+export { ROBOT_MEMBER, robotQuota } from './robots.js';
 export {
   applySlot,
   bestSlot,

@@ -1,5 +1,5 @@
 import type { QuotaConfig } from '#lib/config/index.js';
-import { COUNTER, callsSpec, personTimesSpec } from './counters.js';
+import { COUNTER, callsSpec, memberSpec, personTimesSpec } from './counters.js';
 import {
   bucketMsOf,
   type CounterSpec,
@@ -16,7 +16,7 @@ import { effectiveLimit, type QuotaWindows, WECOM_WINDOWS } from './windows.js';
 /** One of an app's rolling windows, as `GET /v1/apps/{app}` shows it. */
 export interface QuotaUsage {
   /** `app-minute` and `app-hour` count message/send calls; `app-day` person-times (one per person reached). */
-  window: 'app-minute' | 'app-hour' | 'app-day';
+  window: 'app-minute' | 'app-hour' | 'app-day' | 'robot-minute';
   /** WeCom's limit as configured (`quota.perMinute`, `perHour`, `perDay`). */
   limit: number;
   /** ⌊(1 − safetyMargin) × limit⌋: what the gateway allows itself, all of it for `high`; `normal` gets its share. */
@@ -83,6 +83,27 @@ export class QuotaUsageReader {
         resetsAtMs: loggedUntil(day.pools, day.spec, nowMs),
       },
     ];
+  }
+
+  /**
+   * A member's rolling minute (a group robot's: lib/quota robots.ts), as `GET /v1/robots/{robot}` shows it: WeCom's
+   * limit, what the gateway allows itself and the messages in the minute that ends now (slots reserved ahead
+   * included). One consistent read of the member's item.
+   *
+   * @example await reader.memberMinute('robot:oncall', ROBOT_MEMBER, robotQuota(config.robots.oncall.quota), Date.now())
+   */
+  async memberMinute(app: string, member: string, quota: QuotaConfig, nowMs: number): Promise<QuotaUsage> {
+    const state = await this.store.read({ app, kind: 'member', member });
+    const w = this.windows;
+    const spec = memberSpec(quota, w);
+    const pools = state[COUNTER.member] ?? { n: emptyPool(), h: emptyPool() };
+    return {
+      window: 'robot-minute',
+      limit: quota.perMemberPerMinute,
+      allowed: effectiveLimit(quota.perMemberPerMinute, quota, 'high'),
+      used: POOLS.reduce((n, p) => n + usedInMinute(pools[p], spec, p, w.minuteMs, nowMs), 0),
+      resetsAtMs: Math.max(nowMs, ...POOLS.map((p) => lastPacedSlot(pools[p], spec, p) + w.minuteMs)),
+    };
   }
 }
 

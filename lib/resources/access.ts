@@ -8,7 +8,9 @@ export type WecomCall =
   | 'message/send'
   | 'message/recall'
   | 'message/update_template_card'
-  | 'agent/get';
+  | 'agent/get'
+  | 'webhook/send'
+  | 'webhook/upload_media';
 
 /**
  * What each function's code calls: AWS API actions per resource, and WeCom API paths. Infra grants exactly the
@@ -22,7 +24,8 @@ export const FUNCTION_ACCESS = {
   ingest: {
     // PutItem: records, idempotency claims, token lock; BatchWriteItem: a batch POST's records; UpdateItem:
     // status, card response codes; DeleteItem: idempotency release and token lock release/invalidation (recall);
-    // GetItem: idempotency replay, token, app pauses and quota counters (GET /v1/apps); Query: a record with its
+    // GetItem: idempotency replay, token, app and robot pauses and quota counters (GET /v1/apps, GET /v1/robots);
+    // Query: a record with its
     // first delivery (status), a message's events and webhook attempts; BatchGetItem: the current state of a
     // listed page's messages (GET /v1/messages: first deliveries, and the records a `touser` page found).
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem'],
@@ -44,13 +47,15 @@ export const FUNCTION_ACCESS = {
   },
   sender: {
     // BatchWriteItem: first deliveries' outcomes, one request per batch; Query: a redelivered message's record with
-    // its first delivery.
+    // its first delivery; GetItem/PutItem/DeleteItem also keep robots' media ids.
     table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
     indexes: [],
     // SendMessage: deferred copies; ChangeMessageVisibility: retry backoff. Receive/delete: the event source.
     lanes: ['SendMessage', 'ChangeMessageVisibility'],
     laneDlqs: [],
-    wecom: ['gettoken', 'message/send'],
+    // A group robot's message (webhook/send) and its file or voice (webhook/upload_media): the same host as the
+    // apps' calls, reached through the same egress (a robot's key needs no trusted IP, but it costs nothing there).
+    wecom: ['gettoken', 'message/send', 'webhook/send', 'webhook/upload_media'],
     // Status webhooks (sent, failed, dead).
     notify: ['SendMessage'],
     notifyDlq: [],

@@ -131,6 +131,22 @@ export const ROUTES = [
     auth: { scope: 'messages:read' },
     body: 'none',
   },
+  {
+    id: 'listRobots',
+    method: 'GET',
+    path: '/v1/robots',
+    functionId: 'ingest',
+    auth: { scope: 'messages:read' },
+    body: 'none',
+  },
+  {
+    id: 'getRobot',
+    method: 'GET',
+    path: '/v1/robots/{robot}',
+    functionId: 'ingest',
+    auth: { scope: 'messages:read' },
+    body: 'none',
+  },
   /** Which of the named recipients are outside the app's visible range: agent/get from the gateway's egress. */
   {
     id: 'checkReach',

@@ -1,7 +1,8 @@
 import type { ConfigSource } from '#lib/config/index.js';
 import type { IngestDeps } from '#lib/ingest/index.js';
+import { channelKey } from '#lib/messages/index.js';
 import { SqsDeadLetterQueue, SqsQueueDepths } from '#lib/queue/index.js';
-import { QuotaUsageReader, WECOM_WINDOWS } from '#lib/quota/index.js';
+import { QuotaUsageReader, ROBOT_MEMBER, robotQuota, WECOM_WINDOWS } from '#lib/quota/index.js';
 import {
   DynamoCardCodeStore,
   DynamoEventStore,
@@ -62,6 +63,12 @@ export async function createIngestDeps(
       usage: async (app, now) => {
         const config = s.configSource.current.apps[app];
         return config ? quota.usage(app, config.quota, now) : [];
+      },
+      robotUsage: async (robot, now) => {
+        const config = s.configSource.current.robots?.[robot];
+        if (!config) return undefined;
+        const key = channelKey({ kind: 'robot', name: robot });
+        return quota.memberMinute(key, ROBOT_MEMBER, robotQuota(config.quota), now);
       },
     },
     wecom: s.wecom,

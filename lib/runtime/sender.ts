@@ -2,8 +2,13 @@ import type { ConfigSource, GatewayEnv } from '#lib/config/index.js';
 import { QuotaGuard, WECOM_WINDOWS } from '#lib/quota/index.js';
 import { MAX_RECEIVE_COUNT } from '#lib/resources/index.js';
 import { PauseCache, type SenderDeps } from '#lib/sender/index.js';
-import { DynamoDirectoryStore, DynamoPauseStore, DynamoQuotaStore } from '#lib/store/index.js';
-import { BroadcastDirectory } from '#lib/wecom/index.js';
+import {
+  DynamoDirectoryStore,
+  DynamoMediaStore,
+  DynamoPauseStore,
+  DynamoQuotaStore,
+} from '#lib/store/index.js';
+import { BroadcastDirectory, RobotClient, RobotMediaCache } from '#lib/wecom/index.js';
 import { createUndiciWecomClient } from '#lib/wecom/undici.js';
 import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js';
 
@@ -14,6 +19,8 @@ export async function createSenderDeps(
   const s = await buildCommonDeps('sender', opts, (env, userAgent) =>
     createUndiciWecomClient({ ...opts.wecom, baseUrl: env.wecomApiBase, userAgent }),
   );
+  // Robots go to the same host as apps: one pool of sockets for both.
+  const robots = new RobotClient(s.wecom.transport);
   return {
     env: s.env,
     // Read on every use: the config source swaps in a re-read config (lib/config/source.ts).
@@ -39,6 +46,8 @@ export async function createSenderDeps(
     ...(opts.windows ? { windows: opts.windows } : {}),
     ...(opts.configProbeMs ? { configProbeMs: opts.configProbeMs } : {}),
     wecom: s.wecom,
+    robots,
+    robotMedia: new RobotMediaCache(new DynamoMediaStore(s.db, s.env.tableName), robots),
     logger: s.logger,
     metrics: s.metrics,
     maxReceiveCount: MAX_RECEIVE_COUNT,

@@ -1,9 +1,9 @@
-import { type AppConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
+import { type ChannelConfig, DELIVERY_DEFAULTS } from '#lib/config/index.js';
 import { LIMITS } from '#lib/messages/index.js';
 import type { QueuedMessage } from '#lib/model/index.js';
 
 /**
- * When a message stops being retried or waited for: its own `ttl_seconds` (then it becomes `expired`), or the app's
+ * When a message stops being retried or waited for: its own `ttl_seconds` (then it becomes `expired`), or the app's (or robot's)
  * delivery budget, `delivery.budgetSeconds` (then `dead`), whichever comes first. Both count from acceptance
  * (`createdAt`, carried by every copy), so neither retries nor deferrals can make a message live longer, and a
  * deferral, which starts a fresh SQS copy, does not reset it.
@@ -14,7 +14,7 @@ export interface Deadline {
   seconds: number;
 }
 
-export function deadlineOf(msg: QueuedMessage, app: AppConfig | undefined): Deadline {
+export function deadlineOf(msg: QueuedMessage, app: ChannelConfig | undefined): Deadline {
   const createdMs = Date.parse(msg.createdAt);
   const budget = app?.delivery?.budgetSeconds ?? DELIVERY_DEFAULTS.budgetSeconds;
   // An operator's redrive gives the message a fresh budget (never a shorter one); its ttl_seconds stays the client's.
@@ -37,6 +37,8 @@ export const PROTECTION_GUARD_MS = 60_000;
  * client opted out). Bodies queued before the interval was fixed at acceptance were resent with the longest one.
  */
 export function protectionSecondsOf(msg: QueuedMessage): number {
+  // A robot's webhook takes no duplicate check: nothing protects a resend.
+  if (msg.request.robot !== undefined) return 0;
   const { enable_duplicate_check, duplicate_check_interval } = msg.request.options;
   // WeCom's default interval when a client turned the check on without one.
   if (enable_duplicate_check === 1) return duplicate_check_interval ?? 1800;
@@ -47,9 +49,12 @@ export function protectionSecondsOf(msg: QueuedMessage): number {
  * True when a message that may have reached WeCom (an attempt whose answer was lost, from `since`) can no longer
  * be resent under the protection of WeCom's duplicate check: WeCom compares only within the interval after the
  * first delivery, so a resend now could arrive twice. Such a message is not resent (lib/sender marks it failed).
+ * A robot's message is never protected (its webhook has no duplicate check); an app's whose client opted out of the
+ * check accepted the risk.
  */
 export function pastProtection(msg: QueuedMessage, since: string | undefined, now: number): boolean {
   if (since === undefined) return false;
+  if (msg.request.robot !== undefined) return true;
   const seconds = protectionSecondsOf(msg);
   if (seconds === 0) return false;
   return now + PROTECTION_GUARD_MS >= Date.parse(since) + seconds * 1000;

@@ -1,14 +1,17 @@
 import type { AppConfig, BroadcastConfig } from '#lib/config/index.js';
-import { ALL_USERS, foldUserId, type MessageRequest, type Recipients } from '#lib/messages/index.js';
-import type { QueuedMessage } from '#lib/model/index.js';
+import { ALL_USERS, type AppMessageRequest, foldUserId, type Recipients } from '#lib/messages/index.js';
 import type { QuotaDemand } from '#lib/quota/index.js';
 import type { BroadcastTarget, Reach } from '#lib/wecom/index.js';
+import type { AppQueuedMessage } from './types.js';
 
 /**
  * The recipients this copy sends to: the request's, narrowed to the part's users when the message was split by
  * recipients, and without users an earlier part already reached (a redelivery after a part was recorded).
  */
-export function copyRecipients(msg: QueuedMessage, alreadySent: ReadonlySet<string> = new Set()): Recipients {
+export function copyRecipients(
+  msg: AppQueuedMessage,
+  alreadySent: ReadonlySet<string> = new Set(),
+): Recipients {
   const { recipients } = msg.request;
   const users = msg.part?.first ?? msg.part?.touser ?? recipients.touser;
   return { ...recipients, touser: users.filter((u) => !alreadySent.has(foldUserId(u))) };
@@ -76,7 +79,7 @@ export function sizeBroadcasts(
  * byte-identical flagged requests) would not drop it for those who already got it.
  */
 export function quotaDemand(
-  msg: QueuedMessage,
+  msg: AppQueuedMessage,
   app: AppConfig,
   recipients: Recipients,
   sizing: BroadcastSizing,
@@ -99,11 +102,11 @@ export function quotaDemand(
 
 /** The request narrowed to the members in this send (case-folded ids back to the client's spelling). */
 export function requestFor(
-  request: MessageRequest,
+  request: AppMessageRequest,
   recipients: Recipients,
   members: readonly string[],
   splittable: boolean,
-): MessageRequest {
+): AppMessageRequest {
   if (!splittable) return { ...request, recipients };
   const chosen = new Set(members);
   return {

@@ -1,3 +1,5 @@
+import { channelConfig } from '#lib/config/index.js';
+import { channelOf } from '#lib/messages/index.js';
 import {
   changes,
   type FailedAttempt,
@@ -11,7 +13,18 @@ import { heldDelaySeconds, type NeverDecision, type WaitDecision } from '#lib/qu
 import { TokenUnavailableError, WecomApiError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
 import { type Deadline, deadlineOf } from './deadline.js';
-import { type Attempt, type AttemptFailure, nowOf, type Outcome, type Received } from './types.js';
+import {
+  type AttemptFailure,
+  dimensionsOf,
+  nowOf,
+  type Outcome,
+  type Received,
+  type SenderDeps,
+} from './types.js';
+
+/** The message's deadline under its channel's delivery budget (the app's or the robot's). */
+const deadlineFor = (deps: SenderDeps, msg: QueuedMessage): Deadline =>
+  deadlineOf(msg, channelConfig(deps.config, channelOf(msg)));
 
 /*
  * The actions a received copy can end in: defer, retry, fail, end at its deadline. Which one a failed send takes is
@@ -29,7 +42,8 @@ export interface Wait {
 }
 
 /** What a retry needs: the message, when its body could be read. */
-export type Retrying = Pick<Attempt, 'deps' | 'incoming' | 'startedAtMs'> & {
+export type Retrying = Pick<Received, 'deps' | 'incoming'> & {
+  startedAtMs: number;
   msg: QueuedMessage | undefined;
 };
 
@@ -44,7 +58,7 @@ export async function refused(c: Received, decision: WaitDecision | NeverDecisio
   }
   await fail(c, {
     code: 'exceeds_quota',
-    message: `the message needs more ${decision.scope} quota than the app's configured limit allows in one window`,
+    message: `the message needs more ${decision.scope} quota than its ${channelOf(c.msg).kind}'s configured limit allows in one window`,
   });
   return 'ack';
 }
@@ -76,7 +90,7 @@ export async function scheduleRetry(c: Retrying, failure: AttemptFailure): Promi
       earlierInDoubt: msg.inDoubt,
       detail,
     };
-    const deadline = deadlineOf(msg, deps.config.apps[msg.app]);
+    const deadline = deadlineFor(deps, msg);
     if (now + delay * 1000 >= deadline.atMs) {
       await endAtDeadline({ deps, msg }, deadline, detail, attempt);
       return 'ack';
@@ -141,7 +155,7 @@ export async function defer(c: Received, wait: Wait): Promise<Outcome> {
   const { deps, msg } = c;
   const { reason, part } = wait;
   const now = nowOf(deps);
-  const deadline = deadlineOf(msg, deps.config.apps[msg.app]);
+  const deadline = deadlineFor(deps, msg);
   if (wait.untilMs >= deadline.atMs) {
     await endAtDeadline(c, deadline, reason);
     return 'ack';
@@ -168,7 +182,7 @@ export async function defer(c: Received, wait: Wait): Promise<Outcome> {
   await deps.messages
     .transition(msg.id, change)
     .catch((err: unknown) => deps.logger.error('could not record the deferral', { err, messageId: msg.id }));
-  deps.metrics.count('Deferred', 1, { app: msg.app });
+  deps.metrics.count('Deferred', 1, dimensionsOf(channelOf(msg)));
   return 'ack';
 }
 
@@ -189,7 +203,7 @@ export async function endAtDeadline(
         })
       : changes.die(at, attempt, {
           code: 'budget_exhausted',
-          message: `${segmentLabel(msg)}not delivered within the app's delivery budget (${deadline.seconds} s, delivery.budgetSeconds); last: ${last}`,
+          message: `${segmentLabel(msg)}not delivered within the ${channelOf(msg).kind}'s delivery budget (${deadline.seconds} s, delivery.budgetSeconds); last: ${last}`,
         });
   await deps.messages
     .transition(msg.id, change)
@@ -248,5 +262,5 @@ export async function fail(
   const { deps, msg } = c;
   const named = { ...error, message: `${segmentLabel(msg)}${error.message}` };
   await deps.messages.transition(msg.id, changes.fail(new Date(nowOf(deps)).toISOString(), named));
-  deps.metrics.count('Failed', 1, { app: msg.app });
+  deps.metrics.count('Failed', 1, dimensionsOf(channelOf(msg)));
 }

@@ -1,7 +1,7 @@
 import { changes, type QueuedMessage, receiptOf, segmentCount, segmentOf } from '#lib/model/index.js';
 import type { SendResponse } from '#lib/wecom/index.js';
 import { enqueueCopy } from './outcomes.js';
-import { type Attempt, nowOf, type Outcome } from './types.js';
+import { type ChannelAttempt, nowOf, type Outcome } from './types.js';
 
 /*
  * Split content (MessageRequest `segments`, the API's "parts") goes out one part after another: a copy sends one
@@ -17,7 +17,7 @@ import { type Attempt, nowOf, type Outcome } from './types.js';
  * and the received copy is retried; its redelivery finds the part sent to everyone and only queues the next one.
  */
 export async function nextSegment(
-  a: Pick<Attempt, 'deps' | 'incoming' | 'msg' | 'log'>,
+  a: Pick<ChannelAttempt, 'deps' | 'incoming' | 'log'> & { msg: QueuedMessage },
   sent: { response: SendResponse; touser: string[] } | undefined,
 ): Promise<Outcome> {
   const { deps, msg, log } = a;
@@ -65,8 +65,9 @@ export async function nextSegment(
   // Recorded: the redelivery finds this part complete and only queues the next one.
   if (recorded) return 'retry';
   // Neither: the redelivery resends this part as the same request, which WeCom's duplicate check drops. Without
-  // the check it would be shown twice, so the rest of the message is given up instead (and logged).
-  if (msg.duplicateCheckSeconds === 0) {
+  // the check (opted out, or a robot's message: its webhook has none) it would be shown twice, so the rest of the
+  // message is given up instead (and logged).
+  if (msg.robot !== undefined || msg.duplicateCheckSeconds === 0) {
     log.error('gave up the rest of a split message: its next part could not be queued nor this one recorded');
     return 'ack';
   }

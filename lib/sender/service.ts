@@ -1,18 +1,14 @@
-import { type Recipients, toWecomSendBody } from '#lib/messages/index.js';
+import { channelConfig } from '#lib/config/index.js';
+import { channelLabel, channelOf, type Recipients, toWecomSendBody } from '#lib/messages/index.js';
 import {
-  changes,
   decodeQueuedMessage,
   hasNextSegment,
-  type InDoubt,
-  inDoubtOnRedelivery,
   type MessageRecord,
   receiptOf,
   segmentCompleted,
   segmentOf,
   segmentRequest,
-  TERMINAL_STATUSES,
 } from '#lib/model/index.js';
-import type { Logger } from '#lib/observability/index.js';
 import {
   earliestHeld,
   type NeverDecision,
@@ -26,12 +22,16 @@ import { deadlineOf, pastProtection } from './deadline.js';
 import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from './demand.js';
 import { defer, endAtDeadline, fail, refused, scheduleRetry } from './outcomes.js';
 import { restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
-import { configHashOf, handleSendError, waitOutPause } from './pause-policy.js';
+import { appTarget, handleSendError, waitOutPause } from './pause-policy.js';
+import { duplicateCheckFor, outcomeUnknown, probeInconclusive, recordSent } from './recording.js';
+import { sendByRobot } from './robot.js';
 import { nextSegment } from './segments.js';
 import {
   type Attempt,
   type AttemptFailure,
   type IncomingRecord,
+  isAppCopy,
+  isRobotCopy,
   nowOf,
   type Outcome,
   type Received,
@@ -142,20 +142,28 @@ async function processRecord(
     deps.logger.error('dropping unparsable queue message', { sqsMessageId: r.sqsMessageId });
     return 'ack';
   }
-  const log = deps.logger.child({ messageId: msg.id, app: msg.app, receiveCount: r.receiveCount });
+  const channel = channelOf(msg);
+  const log = deps.logger.child({
+    messageId: msg.id,
+    [channel.kind]: channel.name,
+    receiveCount: r.receiveCount,
+  });
   // SQS standard queues may hand the same message twice, even in one batch.
   const copyKey = `${msg.id}#${msg.generation}`;
   if (seen.has(copyKey)) return 'ack';
   seen.add(copyKey);
 
   const copy: Received = { deps, incoming: r, msg };
-  const app = deps.config.apps[msg.app];
-  if (!app) {
-    await fail(copy, { code: 'app_not_configured', message: `app ${msg.app} is no longer configured` });
+  const config = channelConfig(deps.config, channel);
+  if (!config) {
+    await fail(copy, {
+      code: `${channel.kind}_not_configured`,
+      message: `${channelLabel(channel)} is no longer configured`,
+    });
     return 'ack';
   }
   const startedAtMs = nowOf(deps);
-  const deadline = deadlineOf(msg, app);
+  const deadline = deadlineOf(msg, config);
   if (startedAtMs >= deadline.atMs) {
     await endAtDeadline(copy, deadline, 'still queued when its time ran out');
     return 'ack';
@@ -178,10 +186,21 @@ async function processRecord(
       part: msg.part,
     });
   }
-  const gate = await deps.pauses.gate(msg.app, configHashOf(app));
-  if (gate.state === 'paused') return waitOutPause({ ...received, app }, gate);
+  const inDoubtMsg = received.msg;
+  if (isRobotCopy(inDoubtMsg)) {
+    return sendByRobot(
+      { ...received, msg: inDoubtMsg },
+      { log, startedAtMs, stored: check.stored, firstDeliveries },
+    );
+  }
+  const app = isAppCopy(inDoubtMsg) ? deps.config.apps[inDoubtMsg.app] : undefined;
+  // Never taken: a body names an app or a robot (decodeQueuedMessage), and the app's config was found above.
+  if (!isAppCopy(inDoubtMsg) || !app) return 'ack';
+  const target = appTarget(inDoubtMsg.app, app);
+  const gate = await deps.pauses.gate(inDoubtMsg.app, target.configHash);
+  if (gate.state === 'paused') return waitOutPause({ ...received, target }, gate);
 
-  const attempt: Attempt = { ...received, app, gate, log, startedAtMs };
+  const attempt: Attempt = { ...received, msg: inDoubtMsg, app, target, gate, log, startedAtMs };
   if (pastProtection(attempt.msg, check.inDoubt?.since, startedAtMs)) return outcomeUnknown(attempt);
   return send(attempt, { firstDeliveries, stored: check.stored });
 }
@@ -326,99 +345,3 @@ async function delivered(
   }
   return recordSent(a, sent.response, msg.part ? sent.touser : undefined);
 }
-
-/** The probe learned nothing about the pause's cause (nothing was sent): the next message probes. */
-async function probeInconclusive(a: Pick<Attempt, 'deps' | 'msg' | 'gate'>): Promise<void> {
-  if (a.gate.state === 'probe')
-    await a.deps.pauses.probeInconclusive(a.msg.app, a.gate.pause).catch(() => undefined);
-}
-
-/**
- * The message is in doubt, but a resend now would fall outside WeCom's duplicate-check interval and could be
- * delivered twice: the message is not resent, and fails with a code that says its delivery is unknown.
- */
-async function outcomeUnknown(a: Attempt): Promise<Outcome> {
-  await probeInconclusive(a);
-  a.log.warn(
-    'not resent: an earlier attempt may have reached WeCom and the duplicate check no longer covers it',
-  );
-  await fail(a, {
-    code: 'delivery_unknown',
-    message: `an attempt that started at ${a.msg.inDoubt?.since} may have reached WeCom (its answer was lost); a resend now would be outside WeCom's duplicate check interval and might be delivered twice, so it was not resent`,
-  });
-  return 'ack';
-}
-
-/** Records a redelivered or deferred message `sent` (with `touser`: the last part of a message sent in parts). */
-async function recordSent(
-  a: Pick<Attempt, 'deps' | 'msg' | 'log'>,
-  response: SendResponse,
-  touser?: string[],
-): Promise<Outcome> {
-  const { deps, msg, log } = a;
-  const at = new Date(nowOf(deps)).toISOString();
-  try {
-    const segment = segmentOf(msg);
-    await deps.messages.transition(
-      msg.id,
-      changes.send(
-        at,
-        receiptOf(response),
-        touser ? { touser, ...(segment > 0 ? { segment } : {}) } : undefined,
-      ),
-    );
-    return 'ack';
-  } catch (err) {
-    // Sent but not recorded: SQS redelivers after the visibility timeout, the redelivery finds no proof that
-    // this attempt missed WeCom, and resends the same request, which WeCom's duplicate check drops.
-    log.error('sent, but recording it failed; redelivery will resend with duplicate check', { err });
-    return 'retry';
-  }
-}
-
-/**
- * Whether the message is in doubt (`inDoubt`: since its first attempt in doubt started), or `ack` when this copy
- * must not go out at all: its message was already handled, or another copy of its deferral sends it. A redelivery is
- * the only case that pays a read (the record's redelivery proof, lib/model `inDoubtOnRedelivery`; `stored` also
- * tells who an earlier part reached); a first delivery trusts its body (a deferred copy carries what the attempts
- * before its deferral left in doubt).
- */
-async function duplicateCheckFor(
-  c: Received,
-  log: Logger,
-): Promise<{ inDoubt?: InDoubt; stored?: MessageRecord } | 'ack'> {
-  const { deps, incoming: r, msg } = c;
-  const carried = msg.inDoubt?.since;
-  if (r.receiveCount > 1) {
-    const stored = await deps.messages.get(msg.id);
-    if (!stored) {
-      log.warn('record gone (retention expired?); dropping redelivered message');
-      return 'ack';
-    }
-    if (TERMINAL_STATUSES.has(stored.status) || stored.generation > msg.generation) {
-      deps.metrics.count('DuplicateSuppressed');
-      log.info('already handled; acknowledged without calling WeCom', { status: stored.status });
-      return 'ack';
-    }
-    if (!inDoubtOnRedelivery(stored, msg.generation, r.receiveCount)) return { stored };
-    // Without a recorded failure, the previous receive of this copy (a crash, an unrecorded send) is the one in
-    // doubt: no earlier than this copy's first receive.
-    const unrecorded = stored.inDoubt
-      ? undefined
-      : new Date(r.firstReceivedAtMs ?? Date.parse(msg.createdAt)).toISOString();
-    return {
-      inDoubt: { since: earliest(stored.inDoubt?.since, carried, unrecorded) ?? msg.createdAt },
-      stored,
-    };
-  }
-  if (msg.generation > 0 && !(await deps.messages.claimCopy(msg.id, msg.generation))) {
-    // Two copies of one deferral (an SDK retry of a SendMessage that had succeeded): only one may send.
-    deps.metrics.count('DuplicateSuppressed');
-    log.info('another copy of this deferral is already being handled; acknowledged');
-    return 'ack';
-  }
-  return msg.inDoubt ? { inDoubt: msg.inDoubt } : {};
-}
-
-const earliest = (...times: (string | undefined)[]): string | undefined =>
-  times.filter((t): t is string => t !== undefined).sort()[0];

@@ -1,11 +1,19 @@
 import type { AppConfig, GatewayConfig } from '#lib/config/index.js';
+import type { AppMessageRequest, Channel, RobotMessageRequest } from '#lib/messages/index.js';
 import type { QueuedMessage } from '#lib/model/index.js';
-import type { Logger, Metrics } from '#lib/observability/index.js';
+import type { Logger, MetricDimensions, Metrics } from '#lib/observability/index.js';
 import type { MessageQueue } from '#lib/queue/index.js';
 import type { QuotaGuard, QuotaWindows } from '#lib/quota/index.js';
 import type { LaneName } from '#lib/resources/index.js';
 import type { MessageStore } from '#lib/store/index.js';
-import type { BroadcastDirectory, SendResponse, TokenCache, WecomApi } from '#lib/wecom/index.js';
+import type {
+  BroadcastDirectory,
+  RobotApi,
+  RobotMediaCache,
+  SendResponse,
+  TokenCache,
+  WecomApi,
+} from '#lib/wecom/index.js';
 import type { RetryPolicy } from './backoff.js';
 import type { Gate, PauseCache } from './pause.js';
 
@@ -29,6 +37,10 @@ export interface SenderDeps {
   quota: QuotaGuard;
   pauses: PauseCache;
   wecom: Pick<WecomApi, 'send'>;
+  /** Group robots' webhook API (`webhook/send`, `upload_media`). */
+  robots: Pick<RobotApi, 'send'>;
+  /** Media ids of robots' uploads, reused while WeCom keeps them. */
+  robotMedia: Pick<RobotMediaCache, 'mediaIdFor' | 'forget'>;
   logger: Logger;
   metrics: Metrics;
   maxReceiveCount: number;
@@ -61,15 +73,49 @@ export interface Received {
   msg: QueuedMessage;
 }
 
-/** One attempt to deliver a received copy: built once in `processRecord`, when its app's pause is known. */
-export interface Attempt extends Received {
-  app: AppConfig;
-  /** Send, or send as the probe of a paused app. */
+/** A copy of an app's message (`message/send`). */
+export type AppQueuedMessage = Extract<QueuedMessage, { app: string }> & { request: AppMessageRequest };
+/** A copy of a group robot's message (`webhook/send`). */
+export type RobotQueuedMessage = Extract<QueuedMessage, { robot: string }> & { request: RobotMessageRequest };
+
+/** Whether a copy is a group robot's message (its body names `robot`, and so does its request). */
+export const isRobotCopy = (msg: QueuedMessage): msg is RobotQueuedMessage =>
+  msg.robot !== undefined && msg.request.robot !== undefined;
+
+/** Whether a copy is an app's message. */
+export const isAppCopy = (msg: QueuedMessage): msg is AppQueuedMessage =>
+  msg.app !== undefined && msg.request.robot === undefined;
+
+/** The series a channel's counts also go to: the app's, or the robot's. */
+export const dimensionsOf = (c: Channel): MetricDimensions =>
+  c.kind === 'robot' ? { robot: c.name } : { app: c.name };
+
+/**
+ * What the pause policy (pause-policy.ts) needs of the channel an attempt goes through: under which name its pause
+ * is kept (lib/messages `channelKey`), a fingerprint of what the operator can change to fix a configuration error
+ * (never the secret itself), and how long its messages wait for that fix.
+ */
+export interface PauseTarget {
+  channel: Channel;
+  configHash: string;
+  configErrorWaitMs: number;
+}
+
+/** One attempt to deliver a received copy through its channel, built once its pause is known. */
+export interface ChannelAttempt extends Received {
+  target: PauseTarget;
+  /** Send, or send as the probe of a paused app (robot). */
   gate: Gate;
-  /** The log with the message's id, app and receive count. */
+  /** The log with the message's id, channel and receive count. */
   log: Logger;
   /** When the attempt started (epoch ms). */
   startedAtMs: number;
+}
+
+/** An attempt of an app's message: built once in `processRecord`, when its app's pause is known. */
+export interface Attempt extends ChannelAttempt {
+  msg: AppQueuedMessage;
+  app: AppConfig;
 }
 
 /** How an attempt failed: the error, and whether the attempt is in doubt (it may have reached WeCom). */

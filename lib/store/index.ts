@@ -17,6 +17,7 @@ export {
   type IdempotencyStore,
 } from './idempotency-store.js';
 export { ATTR, epochSeconds, isExpired, keys } from './keys.js';
+export { DynamoMediaStore } from './media-store.js';
 export {
   DynamoMessageList,
   type ListPosition,

@@ -1,3 +1,5 @@
+import { type Channel, channelOfKey } from '#lib/messages/index.js';
+
 /**
  * Single-table key design (table from lib/resources: pk, sk strings; TTL attribute expiresAt).
  *
@@ -12,6 +14,9 @@
  * | member quota    | QUOTA#<app>#member#<case-folded userid>     | Q       |
  * | broadcast quota | QUOTA#<app>#broadcast                       | Q       |
  * | app pause       | PAUSE#<app>                                 | PAUSE   |
+ * | robot pause     | PAUSE#robot:<robot>                         | PAUSE   |
+ * | robot quota     | QUOTA#robot:<robot>#member#robot            | Q       |
+ * | robot media id  | MEDIA#<robot key fingerprint>#<upload digest> | MEDIA |
  * | WeCom event     | CALLBACK#<app>#<event id>                   | CALLBACK |
  * | message's event | MSG#<id>                                    | EVENT#<received at>#<event id> |
  * | webhook attempt | MSG#<id>                                    | HOOK#<at>#<webhook id>#<attempt> |
@@ -27,6 +32,9 @@
  * so a page over the retention period (30 days by default) is one or two Queries. A message's events and
  * attempts share its partition: one Query each lists them, newest first. Template-card records are also in the
  * `byTask` index (lib/resources `TABLE.taskIndex`) under `taskKey`.
+ *
+ * A robot's pause, quota counters and message list are kept under its channel key, `robot:<name>` (lib/messages
+ * `channelKey`): no app name holds a colon, so they never meet an app's.
  *
  * The message list (`GET /v1/messages`, lib/store `message-list.ts`): a record carries `listKey` = `MSGS#<app>` and
  * `listSort` = `<createdAt>#<id>` (the `byApp` index: an app's messages newest first; the id makes the sort key
@@ -57,6 +65,8 @@ export const keys = {
   /** `name`: `app`, `broadcast` or `member#<userid>`; the counters inside are laid out by quota-store.ts. */
   quota: (app: string, name: string) => ({ pk: `QUOTA#${app}#${name}`, sk: 'Q' }),
   pause: (app: string) => ({ pk: `PAUSE#${app}`, sk: 'PAUSE' }),
+  /** `robot`: a fingerprint of the robot's key (never the key); `upload`: a digest of the upload (lib/wecom). */
+  media: (robot: string, upload: string) => ({ pk: `MEDIA#${robot}#${upload}`, sk: 'MEDIA' }),
   event: (app: string, eventId: string) => ({ pk: `CALLBACK#${app}#${eventId}`, sk: 'CALLBACK' }),
   messageEvent: (messageId: string, receivedAt: string, eventId: string) => ({
     pk: `MSG#${messageId}`,
@@ -81,8 +91,15 @@ export const keys = {
 /** The sort key of every recipient entry (its partition key alone is unique): tells an entry from a record. */
 export const RECIPIENT_SK = 'RCPT';
 
-/** The `byApp` index partition of an app's messages. */
-export const listPartition = (app: string): string => `MSGS#${app}`;
+/** The `byApp` index partition of an app's messages (of a robot's: `channel` is its channel key, `robot:<name>`). */
+export const listPartition = (channel: string): string => `${LIST_PARTITION_PREFIX}${channel}`;
+const LIST_PARTITION_PREFIX = 'MSGS#';
+/** The channel whose messages a `byApp` partition key lists; undefined for a value it did not make. */
+export function channelOfPartition(value: unknown): Channel | undefined {
+  return typeof value === 'string' && value.startsWith(LIST_PARTITION_PREFIX)
+    ? channelOfKey(value.slice(LIST_PARTITION_PREFIX.length))
+    : undefined;
+}
 /** The `byRecipient` index partition of the messages of an app that list one user (case-folded). */
 export const recipientPartition = (app: string, user: string): string => `MSGTO#${app}#${user}`;
 /**

@@ -1,5 +1,5 @@
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { MsgType } from '#lib/messages/index.js';
+import type { Addressed, MsgType, RobotMsgType } from '#lib/messages/index.js';
 import {
   type MessageStatus,
   type MessageSummary,
@@ -12,6 +12,7 @@ import { MESSAGE_SUMMARY_ATTRIBUTES, TABLE } from '#lib/resources/index.js';
 import { type DocClient, portClient } from './client.js';
 import { StoreUnavailableError } from './errors.js';
 import {
+  channelOfPartition,
   epochSeconds,
   FIRST_DELIVERY_SK,
   keys,
@@ -84,7 +85,7 @@ export const MAX_EXAMINED = 1_000;
 /** BatchGetItem takes at most 100 keys per request. */
 const BATCH_GET_KEYS = 100;
 /** What a list entry needs of a record read by key (a `touser` page), and of a first delivery (its time). */
-const READ_ATTRIBUTES = [...MESSAGE_SUMMARY_ATTRIBUTES, 'pk', 'sk', 'at'];
+const READ_ATTRIBUTES = [...MESSAGE_SUMMARY_ATTRIBUTES, 'robot', 'pk', 'sk', 'at'];
 
 /**
  * The message list over the `byApp` and `byRecipient` indexes (lib/resources `TABLE`, keys.ts).
@@ -344,15 +345,27 @@ function nextOf(found: Found, limit: number): { next?: ListPosition } {
   return next ? { next } : {};
 }
 
+/**
+ * The channel of a record item, or of its copy in the `byApp` index: an app's records carry `app`; a robot's carry
+ * `robot`, which the index does not copy (its projection predates robots), so there it is read from the partition
+ * key the robot's messages are listed under.
+ */
+function channelOfItem(item: Record<string, unknown>): Addressed {
+  if (typeof item.app === 'string') return { app: item.app };
+  if (typeof item.robot === 'string') return { robot: item.robot };
+  const channel = channelOfPartition(item[TABLE.listIndex.partitionKey]);
+  return channel?.kind === 'robot' ? { robot: channel.name } : { app: String(item.app) };
+}
+
 /** A list entry from an item holding {@link MESSAGE_SUMMARY_ATTRIBUTES} (an index item, or a record read by key). */
 function summaryOfItem(item: Record<string, unknown>): MessageSummary {
   const to = (item[INDEX_ATTR.to] ?? {}) as Partial<MessageSummary['recipients']>;
   return {
     id: String(item.id),
-    app: String(item.app),
+    ...channelOfItem(item),
     status: item.status as MessageStatus,
     priority: item.priority as MessageSummary['priority'],
-    msgtype: item[INDEX_ATTR.msgtype] as MsgType,
+    msgtype: item[INDEX_ATTR.msgtype] as MsgType | RobotMsgType,
     recipients: {
       touser: to.touser ?? [],
       toparty: to.toparty ?? [],

@@ -1,5 +1,5 @@
 import { BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { foldUserId } from '#lib/messages/index.js';
+import { channelKey, channelOf, foldUserId } from '#lib/messages/index.js';
 import {
   type FirstDelivery,
   type MessageEvent,
@@ -119,15 +119,20 @@ export const INDEX_ATTR = {
   to: 'to',
 } as const;
 
-/** The list index attributes of a record (keys.ts: the message list). */
+/**
+ * The list index attributes of a record (keys.ts: the message list). A robot's messages are listed under the
+ * robot's channel key and name no recipients: they go to the robot's group.
+ */
 function indexAttributes(record: MessageRecord): Record<string, unknown> {
-  const first = record.request.recipients.touser[0];
+  const channel = channelKey(channelOf(record));
+  const recipients = record.request.robot === undefined ? record.request.recipients : undefined;
+  const first = recipients?.touser[0];
   return {
-    [INDEX_ATTR.listKey]: listPartition(record.app),
+    [INDEX_ATTR.listKey]: listPartition(channel),
     [INDEX_ATTR.listSort]: listSortKey(record.createdAt, record.id),
-    ...(first !== undefined ? { [INDEX_ATTR.toKey]: recipientPartition(record.app, foldUserId(first)) } : {}),
+    ...(first !== undefined ? { [INDEX_ATTR.toKey]: recipientPartition(channel, foldUserId(first)) } : {}),
     [INDEX_ATTR.msgtype]: record.request.msgtype,
-    [INDEX_ATTR.to]: recipientsPreview(record.request.recipients),
+    ...(recipients ? { [INDEX_ATTR.to]: recipientsPreview(recipients) } : {}),
   };
 }
 
@@ -137,11 +142,13 @@ function indexAttributes(record: MessageRecord): Record<string, unknown> {
  * keeps one spelling per member, so each entry's key is unique.
  */
 function recipientEntries(record: MessageRecord): Record<string, unknown>[] {
+  if (record.request.robot !== undefined) return [];
+  const channel = channelKey(channelOf(record));
   return record.request.recipients.touser.slice(1).map((user) => {
     const folded = foldUserId(user);
     return {
       ...keys.recipient(record.id, folded),
-      [INDEX_ATTR.toKey]: recipientPartition(record.app, folded),
+      [INDEX_ATTR.toKey]: recipientPartition(channel, folded),
       [INDEX_ATTR.listSort]: listSortKey(record.createdAt, record.id),
       id: record.id,
       [INDEX_ATTR.msgtype]: record.request.msgtype,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CallbackEvent } from '#lib/callback/index.js';
+import { type Addressed, addressOf, channelOf } from '#lib/messages/index.js';
 
 /**
  * Webhook bodies sent to the business, in the Standard Webhooks payload shape `{ type, timestamp, data }`
@@ -44,10 +45,14 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
 
 export type TerminalStatus = 'sent' | 'failed' | 'dead' | 'expired' | 'recalled';
 
-/** What a status webhook says about a message; the notify function fills it from the message record. */
-export interface MessageSnapshot {
+/**
+ * What a status webhook says about a message; the notify function fills it from the message record. Its channel
+ * (`app`, or `robot` for a group robot's message) is said under that name.
+ */
+export type MessageSnapshot = Addressed & SnapshotFields;
+
+export interface SnapshotFields {
   id: string;
-  app: string;
   status: TerminalStatus;
   priority?: string;
   attempts?: number;
@@ -79,7 +84,7 @@ export function messageStatusPayload(message: MessageSnapshot): WebhookPayload<M
     timestamp: message.updatedAt,
     data: {
       id: message.id,
-      app: message.app,
+      ...addressOf(channelOf(message)),
       status: message.status,
       ...(message.priority !== undefined ? { priority: message.priority } : {}),
       ...(message.attempts !== undefined ? { attempts: message.attempts } : {}),

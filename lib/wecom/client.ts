@@ -41,7 +41,8 @@ export interface WecomApi {
  * @example const wecom = createUndiciWecomClient({ baseUrl: env.wecomApiBase }); await wecom.getToken(corpId, secret);
  */
 export class WecomClient implements WecomApi {
-  constructor(private readonly transport: HttpTransport) {}
+  /** Shared with the group robots' client (./robot-client.ts): one pool of sockets to WeCom per container. */
+  constructor(readonly transport: HttpTransport) {}
 
   async getToken(corpId: string, secret: string): Promise<TokenResponse> {
     const query = new URLSearchParams({ corpid: corpId, corpsecret: secret });
@@ -97,31 +98,40 @@ export class WecomClient implements WecomApi {
   }
 
   private async call<T>(api: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const { statusCode, text } = await this.transport.request({
+    const res = await this.transport.request({
       method,
       path,
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-    if (statusCode >= 500 || statusCode === 429) {
-      throw new WecomTransportError(`WeCom ${api}: HTTP ${statusCode}`, `HTTP_${statusCode}`, {
-        inDoubt: true,
-      });
-    }
-    let json: { errcode?: number; errmsg?: string } & Record<string, unknown>;
-    try {
-      json = JSON.parse(text);
-    } catch (err) {
-      throw new WecomTransportError(`WeCom ${api}: HTTP ${statusCode}, body is not JSON`, 'BAD_BODY', {
-        inDoubt: true,
-        cause: err,
-      });
-    }
-    if (statusCode !== 200 && typeof json.errcode !== 'number') {
-      // Not WeCom speaking (e.g. a 404 from a wrong WECOM_API_BASE): not worth retrying into the DLQ.
-      throw new WecomApiError(40035, `HTTP ${statusCode} from ${api}: check WECOM_API_BASE`, api);
-    }
-    const errcode = typeof json.errcode === 'number' ? json.errcode : 0;
-    if (errcode !== 0) throw new WecomApiError(errcode, String(json.errmsg ?? ''), api);
-    return json as T;
+    return readAnswer<T>(api, res);
   }
+}
+
+/**
+ * WeCom's answer to a call, or the error it stands for: no answer worth the name (HTTP 5xx or 429, a body that is not
+ * JSON) is a transport error in doubt; a non-zero errcode a {@link WecomApiError}.
+ */
+export function readAnswer<T>(api: string, res: { statusCode: number; text: string }): T {
+  const { statusCode, text } = res;
+  if (statusCode >= 500 || statusCode === 429) {
+    throw new WecomTransportError(`WeCom ${api}: HTTP ${statusCode}`, `HTTP_${statusCode}`, {
+      inDoubt: true,
+    });
+  }
+  let json: { errcode?: number; errmsg?: string } & Record<string, unknown>;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new WecomTransportError(`WeCom ${api}: HTTP ${statusCode}, body is not JSON`, 'BAD_BODY', {
+      inDoubt: true,
+      cause: err,
+    });
+  }
+  if (statusCode !== 200 && typeof json.errcode !== 'number') {
+    // Not WeCom speaking (e.g. a 404 from a wrong WECOM_API_BASE): not worth retrying into the DLQ.
+    throw new WecomApiError(40035, `HTTP ${statusCode} from ${api}: check WECOM_API_BASE`, api);
+  }
+  const errcode = typeof json.errcode === 'number' ? json.errcode : 0;
+  if (errcode !== 0) throw new WecomApiError(errcode, String(json.errmsg ?? ''), api);
+  return json as T;
 }

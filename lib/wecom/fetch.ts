@@ -24,12 +24,12 @@ function signalFor(timeoutMs: number): AbortSignal {
 export function createFetchTransport(opts: FetchTransportOptions): HttpTransport {
   const { origin, prefix } = splitBaseUrl(opts.baseUrl);
   return {
-    async request({ method, path, body }) {
+    async request({ method, path, body, contentType }) {
       try {
         const res = await fetch(`${origin}${prefix}${path}`, {
           method,
           signal: signalFor(opts.timeoutMs ?? 5_000),
-          headers: requestHeaders(body, opts.userAgent),
+          headers: requestHeaders({ body, contentType }, opts.userAgent),
           ...(body !== undefined && { body }),
         });
         return { statusCode: res.status, text: await res.text() };

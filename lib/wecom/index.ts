@@ -2,6 +2,7 @@
 // would pull undici into every bundle that imports this index.
 export {
   type ContactsApiName,
+  readAnswer,
   type SendResponse,
   type TokenResponse,
   type WecomApi,
@@ -22,10 +23,29 @@ export {
   errcodeHint,
   RATE_LIMITED_ERRCODES,
   RETRYABLE_ERRCODES,
+  ROBOT_CONFIG_ERRCODES,
   TOKEN_ERRCODES,
 } from './errcodes.js';
 export { TokenUnavailableError, WecomApiError, WecomError, WecomTransportError } from './errors.js';
 export { createFetchTransport, createFetchWecomClient } from './fetch.js';
+export {
+  multipartMedia,
+  type RobotApi,
+  RobotClient,
+  type RobotMedia,
+  type RobotUpload,
+} from './robot-client.js';
+export {
+  MEDIA_LIFETIME_MS,
+  MEDIA_REUSE_MARGIN_MS,
+  type MediaKey,
+  type MediaStore,
+  mediaKeyOf,
+  RobotMediaCache,
+  type RobotMediaOptions,
+  robotFingerprint,
+  type StoredMedia,
+} from './robot-media.js';
 export {
   type StoredToken,
   type TokenApp,

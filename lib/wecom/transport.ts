@@ -6,12 +6,17 @@
  * Failures reject with {@link WecomTransportError}, saying whether the request may have reached WeCom.
  */
 export interface HttpTransport {
-  request(req: {
-    method: 'GET' | 'POST';
-    path: string;
-    body?: string;
-  }): Promise<{ statusCode: number; text: string }>;
+  request(req: TransportRequest): Promise<{ statusCode: number; text: string }>;
   close(): Promise<void>;
+}
+
+export interface TransportRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  /** JSON text, or the bytes of a multipart upload (with its `contentType`). */
+  body?: string | Uint8Array;
+  /** Default for a body: JSON. */
+  contentType?: string;
 }
 
 /** Errors raised before any byte of the request could have reached WeCom. */
@@ -29,11 +34,11 @@ export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
  * (`wecom-gateway/sender`), so that a proxy's log (or the local simulator's) tells which function called.
  */
 export function requestHeaders(
-  body: string | undefined,
+  req: Pick<TransportRequest, 'body' | 'contentType'>,
   userAgent: string | undefined,
 ): Record<string, string> {
   return {
-    ...(body !== undefined && { 'content-type': 'application/json; charset=utf-8' }),
+    ...(req.body !== undefined && { 'content-type': req.contentType ?? 'application/json; charset=utf-8' }),
     ...(userAgent !== undefined && { 'user-agent': userAgent }),
   };
 }

@@ -35,12 +35,12 @@ export function createUndiciTransport(opts: UndiciTransportOptions): HttpTranspo
       bodyTimeout: opts.bodyTimeoutMs ?? 5_000,
     });
   return {
-    async request({ method, path, body }) {
+    async request({ method, path, body, contentType }) {
       try {
         const res = await request.call(pool, {
           method,
           path: `${prefix}${path}`,
-          headers: requestHeaders(body, opts.userAgent),
+          headers: requestHeaders({ body, contentType }, opts.userAgent),
           ...(body !== undefined && { body }),
         });
         return { statusCode: res.statusCode, text: await res.body.text() };

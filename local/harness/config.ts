@@ -2,8 +2,10 @@
  * What the integration tests and the benchmarks both need from the local stack, so neither imports the other's
  * helpers: a config for a throwaway stack (here) and sender "containers" and queue probes (`./sender.ts`).
  */
+
+import { createHash } from 'node:crypto';
 import type { GatewayConfig } from '#lib/config/index.js';
-import { QUOTA_DEFAULTS } from '#lib/config/index.js';
+import { QUOTA_DEFAULTS, ROBOT_QUOTA_DEFAULTS } from '#lib/config/index.js';
 import { WEBHOOK_EVENT_TYPES } from '#lib/webhooks/payloads.js';
 import type { DevKey } from '#local/dev-config.js';
 
@@ -16,7 +18,13 @@ export const TEST_CALLBACK = {
 export const TEST_CORP_ID = 'wwtest00000000001';
 export const TEST_WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
-/** A config with app `ops` (and optionally more) and one key for all of them. */
+/** A test robot's key: shaped like WeCom's (a UUID), derived from its name so a run can tell robots apart. */
+export function testRobotKey(name: string): string {
+  const h = createHash('sha256').update(`robot ${name}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/** A config with app `ops` (and optionally more), optionally group robots, and one key for all of them. */
 export function testConfig(
   key: DevKey,
   opts: {
@@ -28,9 +36,12 @@ export function testConfig(
     webhook?: Partial<NonNullable<GatewayConfig['apps'][string]['webhook']>>;
     /** Per app (by name): sizes of broadcasts it may not resolve through WeCom's contacts. */
     broadcast?: Record<string, NonNullable<GatewayConfig['apps'][string]['broadcast']>>;
+    /** Group robots by name, each with its {@link testRobotKey} and WeCom's 20 a minute. */
+    robots?: string[];
   } = {},
 ): GatewayConfig {
   const names = opts.apps ?? ['ops'];
+  const robots = opts.robots ?? [];
   return {
     apps: Object.fromEntries(
       names.map((name, i) => [
@@ -57,9 +68,17 @@ export function testConfig(
         name: 'test',
         sha256: key.sha256,
         apps: names,
+        ...(robots.length > 0 ? { robots } : {}),
         scopes: ['messages:write', 'messages:read', 'messages:recall'],
       },
     ],
+    ...(robots.length > 0
+      ? {
+          robots: Object.fromEntries(
+            robots.map((name) => [name, { key: testRobotKey(name), quota: { ...ROBOT_QUOTA_DEFAULTS } }]),
+          ),
+        }
+      : {}),
     retentionDays: 30,
     idempotencyHours: 24,
     allowLoopbackWebhooks: true,

@@ -9,16 +9,21 @@ import { Inboxes } from './inboxes.js';
 import { IpBans } from './ip-ban.js';
 import { Limits } from './limits.js';
 import { DEFAULT_READINGS, resolveReadings, type SimReadings } from './readings.js';
+import type { FormPart } from './robot-validation.js';
+import { DEFAULT_ROBOT_PER_MINUTE, Robots } from './robots.js';
 import { Tokens } from './tokens.js';
 import type {
   ClickRequest,
   DroppedMessage,
   FaultPath,
+  GroupMessage,
   ReceivedMessage,
   SimApp,
   SimDirectory,
+  SimGroup,
   SimLimits,
   SimMember,
+  SimRobot,
   SimStats,
   SimulatorOptions,
   SimWindows,
@@ -39,6 +44,7 @@ export type { ApiAnswer } from './errcodes.js';
 
 /** WeCom defaults (SPEC §5): corp per API 10,000/min and 150,000/h, member 30/min and 1,000/h. */
 export const DEFAULT_LIMITS: SimLimits = {
+  perRobotPerMinute: DEFAULT_ROBOT_PER_MINUTE,
   perAppPerMinute: 10_000,
   perAppPerHour: 150_000,
   perMemberPerMinute: 30,
@@ -67,7 +73,16 @@ interface SentRecord {
 }
 
 type Auth = { app: AppState } | { answer: ApiAnswer };
-type Counters = Omit<SimStats, 'readings' | 'clockOffsetMs' | 'blocks' | 'ipBans'>;
+type Counters = Omit<
+  SimStats,
+  | 'readings'
+  | 'clockOffsetMs'
+  | 'blocks'
+  | 'ipBans'
+  | 'robotSendCalls'
+  | 'robotUploadCalls'
+  | 'robotDelivered'
+>;
 
 function emptyCounters(): Counters {
   return {
@@ -99,6 +114,7 @@ export class Corp {
   readonly #ipBans: IpBans;
   readonly #inboxes: Inboxes;
   readonly #cards = new Cards();
+  readonly #robots: Robots;
   #counters = emptyCounters();
   #sent = new Map<string, SentRecord>();
   #msgSeq = 0;
@@ -117,6 +133,15 @@ export class Corp {
     this.#ipBans = new IpBans(windows.hourMs);
     this.#inboxes = new Inboxes(opts.inboxLimit ?? 10_000);
     this.#tokens = new Tokens(opts.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS);
+    this.#robots = new Robots(
+      opts.robots ?? [],
+      {
+        minuteMs: windows.minuteMs,
+        perMinute: limits.perRobotPerMinute,
+        inboxLimit: opts.inboxLimit ?? 10_000,
+      },
+      readings,
+    );
     for (const app of opts.apps) {
       const bySecret = this.#appsByCorp.get(app.corpId) ?? new Map<string, AppState>();
       if (bySecret.has(app.secret))
@@ -162,7 +187,7 @@ export class Corp {
     else if (path === 'send') this.#counters.sendCalls++;
     else if (path === 'recall') this.#counters.recallCalls++;
     else if (path === 'updateCard') this.#counters.cardUpdateCalls++;
-    else this.#counters.contactsCalls++;
+    else if (path === 'contacts') this.#counters.contactsCalls++;
     this.#counters.callsByIp[ip] = (this.#counters.callsByIp[ip] ?? 0) + 1;
   }
 
@@ -376,10 +401,34 @@ export class Corp {
     return answerContacts(api, this.#directory, auth.app.app.agentId, query);
   }
 
+  /** A robot's `webhook/send` (robots.ts). */
+  robotSend(key: string | null, rawBody: string): ApiAnswer {
+    return this.#robots.send(key, parseJsonObject(rawBody), this.now());
+  }
+
+  /** A robot's `webhook/upload_media` (robots.ts). */
+  robotUpload(key: string | null, type: string | null, parts: FormPart[] | undefined): ApiAnswer {
+    return this.#robots.upload(key, type, parts, this.now());
+  }
+
+  groups(): SimGroup[] {
+    return this.#robots.groups();
+  }
+
+  groupInbox(robot: string): GroupMessage[] {
+    return this.#robots.inbox(robot) ?? [];
+  }
+
+  /** Adds robots by key, or changes a known one's name or state. */
+  setRobots(robots: readonly SimRobot[]): void {
+    for (const r of robots) this.#robots.add(r);
+  }
+
   stats(): SimStats {
     const now = this.now();
     return {
       ...this.#counters,
+      ...this.#robots.counters(),
       byErrcode: { ...this.#counters.byErrcode },
       callsByIp: { ...this.#counters.callsByIp },
       readings: this.readings(),
@@ -430,6 +479,7 @@ export class Corp {
     this.#sent = new Map();
     this.#duplicates.clear();
     this.#cards.clear();
+    this.#robots.reset();
   }
 }
 

@@ -1,7 +1,15 @@
 import { InvalidFaultError } from './errors.js';
 import type { FaultControl, FaultKind, FaultPath } from './types.js';
 
-const PATHS: readonly FaultPath[] = ['send', 'gettoken', 'recall', 'contacts', 'updateCard'];
+const PATHS: readonly FaultPath[] = [
+  'send',
+  'gettoken',
+  'recall',
+  'contacts',
+  'updateCard',
+  'robotSend',
+  'robotUpload',
+];
 const NAMED_KINDS = new Set(['http500', 'timeout', 'timeoutAfterDelivery', 'reset', 'resetAfterDelivery']);
 /** A script longer than this is a mistake, not a test. */
 const MAX_SCRIPT_LENGTH = 1_000_000;

@@ -12,8 +12,17 @@ import { InspectionRequestError, SimulatorError } from './errors.js';
 import { Faults, parseFaultKind, parseFaultPath } from './faults.js';
 import { INBOX_UI_PATH, InboxUi } from './inbox-ui.js';
 import { RequestLog } from './request-log.js';
+import { parseMultipart } from './robot-validation.js';
 import { memberTimeline } from './timeline.js';
-import type { ClickRequest, FaultKind, FaultPath, SimulatorOptions, WecomSimulator } from './types.js';
+import type {
+  ClickRequest,
+  FaultKind,
+  FaultPath,
+  SimRobot,
+  SimRobotState,
+  SimulatorOptions,
+  WecomSimulator,
+} from './types.js';
 import { CallbackTargets, clickXml, postEvent, replyXml } from './user.js';
 
 const DEFAULT_LATENCY_MS = 20;
@@ -30,6 +39,8 @@ interface ApiRoute {
 
 const API_ROUTES: Record<string, ApiRoute> = {
   '/cgi-bin/gettoken': { path: 'gettoken' },
+  '/cgi-bin/webhook/send': { path: 'robotSend' },
+  '/cgi-bin/webhook/upload_media': { path: 'robotUpload' },
   '/cgi-bin/message/send': { path: 'send' },
   '/cgi-bin/message/recall': { path: 'recall' },
   '/cgi-bin/message/update_template_card': { path: 'updateCard' },
@@ -52,7 +63,20 @@ interface RequestContext {
   errcode: number | null;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** An API call as it arrived: its query, its body (as text, and as bytes for an upload), where it came from. */
+interface ApiCall {
+  query: URLSearchParams;
+  body: string;
+  raw: Buffer;
+  contentType: string | undefined;
+  ip: string;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readRawBody(req)).toString('utf8');
+}
+
+function readRawBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -65,7 +89,7 @@ function readBody(req: IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -165,15 +189,18 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     });
   };
 
-  const runApi = (route: ApiRoute, query: URLSearchParams, body: string, ip: string): ApiAnswer => {
-    const answer = callApi(route, query, body, ip);
-    if (route.path === 'send' || route.path === 'recall' || route.path === 'updateCard') changed();
+  const runApi = (route: ApiRoute, call: ApiCall): ApiAnswer => {
+    const answer = callApi(route, call);
+    if (['send', 'recall', 'updateCard', 'robotSend'].includes(route.path)) changed();
     return answer;
   };
 
-  const callApi = (route: ApiRoute, query: URLSearchParams, body: string, ip: string): ApiAnswer => {
+  const callApi = (route: ApiRoute, { query, body, raw, contentType, ip }: ApiCall): ApiAnswer => {
     const banned = corp.ipBanned(ip);
     if (banned !== undefined) return banned;
+    if (route.path === 'robotSend') return corp.robotSend(query.get('key'), body);
+    if (route.path === 'robotUpload')
+      return corp.robotUpload(query.get('key'), query.get('type'), parseMultipart(contentType, raw));
     if (route.path === 'gettoken') return corp.gettoken(query.get('corpid'), query.get('corpsecret'), ip);
     if (route.path === 'send') return corp.send(query.get('access_token'), body);
     if (route.contacts !== undefined) return corp.contacts(route.contacts, query.get('access_token'), query);
@@ -184,8 +211,7 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
   const applyFault = (
     fault: FaultKind,
     route: ApiRoute,
-    query: URLSearchParams,
-    body: string,
+    call: ApiCall,
     req: IncomingMessage,
     res: ServerResponse,
     ctx: RequestContext,
@@ -207,12 +233,12 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     if (fault === 'timeoutAfterDelivery' || fault === 'resetAfterDelivery') {
       // The call takes effect (the message reaches the inboxes and uses up the limits) but the answer never
       // arrives: the "unknown outcome" a sender must resolve without making WeCom deliver twice.
-      runApi(route, query, body, clientIp(req));
+      runApi(route, call);
       if (fault === 'timeoutAfterDelivery') hold(res);
       else req.socket.destroy();
       return;
     }
-    if (fault.errcode === ERRCODE.accessTokenExpired) corp.revokeToken(query.get('access_token'));
+    if (fault.errcode === ERRCODE.accessTokenExpired) corp.revokeToken(call.query.get('access_token'));
     answerApi(res, ctx, { errcode: fault.errcode, errmsg: errmsgFor(fault.errcode, 'injected fault') });
   };
 
@@ -223,14 +249,21 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     res: ServerResponse,
     ctx: RequestContext,
   ): Promise<void> => {
-    const body = route.path === 'gettoken' ? '' : await readBody(req);
+    const raw = route.path === 'gettoken' ? Buffer.alloc(0) : await readRawBody(req);
     const ip = clientIp(req);
+    const call: ApiCall = {
+      query,
+      body: raw.toString('utf8'),
+      raw,
+      contentType: req.headers['content-type'],
+      ip,
+    };
     corp.countCall(route.path, ip);
     if (latencyMs > 0) await sleep(latencyMs);
     if (stopped || res.destroyed) return;
     const fault = faults.next(route.path);
-    if (fault !== undefined) applyFault(fault, route, query, body, req, res, ctx);
-    else answerApi(res, ctx, runApi(route, query, body, ip));
+    if (fault !== undefined) applyFault(fault, route, call, req, res, ctx);
+    else answerApi(res, ctx, runApi(route, call));
   };
 
   const handleInspection = async (path: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -243,6 +276,9 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
       if (route === 'readings') return writeJson(res, 200, corp.readings());
       if (route === 'directory') return writeJson(res, 200, corp.directory());
       if (route === 'members') return writeJson(res, 200, corp.members());
+      if (route === 'groups') return writeJson(res, 200, corp.groups());
+      if (route.startsWith('groups/'))
+        return writeJson(res, 200, corp.groupInbox(decodeURIComponent(route.slice('groups/'.length))));
       if (route === 'stream') return openStream(req, res);
       if (route.startsWith('timeline/'))
         return writeJson(res, 200, timeline(decodeURIComponent(route.slice('timeline/'.length))));
@@ -282,6 +318,10 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
         corp.setDirectory(parseDirectory(body));
         changed();
         return corp.directory();
+      case 'robots':
+        corp.setRobots(parseRobots(body));
+        changed();
+        return corp.groups();
       case 'clock':
         return applyClockRequest(body);
       default:
@@ -421,6 +461,12 @@ export async function startWecomSimulator(opts: SimulatorOptions): Promise<Wecom
     setLatency,
     stats: () => corp.stats(),
     inbox: (userId) => corp.inbox(userId),
+    groups: () => corp.groups(),
+    groupInbox: (robot) => corp.groupInbox(robot),
+    setRobots: (robots) => {
+      corp.setRobots(robots);
+      changed();
+    },
     members: () => corp.members(),
     timeline,
     drops: () => corp.drops(),
@@ -478,6 +524,23 @@ function parseClick(body: Record<string, unknown>): ClickRequest {
     ...(body.menu === true ? { menu: true } : {}),
     ...(selected ? { selected: selected as Record<string, string[]> } : {}),
   };
+}
+
+const ROBOT_STATES: readonly SimRobotState[] = ['active', 'removed', 'disabled', 'not_in_group'];
+
+/** `POST /__sim/robots {robots: [{key, name?, state?}]}`: robots to add, or whose state changes. */
+function parseRobots(body: Record<string, unknown>): SimRobot[] {
+  if (!Array.isArray(body.robots)) throw new InspectionRequestError('robots must be an array');
+  return body.robots.map((r: unknown) => {
+    if (typeof r !== 'object' || r === null) throw new InspectionRequestError('each robot must be an object');
+    const { key, name, state } = r as Record<string, unknown>;
+    if (typeof key !== 'string' || key === '') throw new InspectionRequestError('a robot needs its key');
+    if (name !== undefined && typeof name !== 'string')
+      throw new InspectionRequestError('name must be a string');
+    if (state !== undefined && !ROBOT_STATES.includes(state as SimRobotState))
+      throw new InspectionRequestError(`state must be one of ${ROBOT_STATES.join(', ')}`);
+    return { key, ...(name ? { name } : {}), ...(state ? { state: state as SimRobotState } : {}) };
+  });
 }
 
 /** `POST /__sim/reply {userid, content, agentid?}`. */

@@ -10,6 +10,8 @@ export interface SimApp {
 }
 
 export interface SimLimits {
+  /** WeCom: "每个机器人发送的消息不能超过20条/分钟"; the 21st in a minute answers 45009. */
+  perRobotPerMinute: number;
   /** WeCom: per corp per API 10,000/min. Modelled per app and per API (send, recall). */
   perAppPerMinute: number;
   /** WeCom: per corp per API 150,000/h. */
@@ -62,10 +64,46 @@ export interface SimAppRange {
   readContacts?: boolean;
 }
 
+/**
+ * What a group chat did to a robot: `active`; `removed` from the group (WeCom answers 93000, as for an unknown key);
+ * `disabled` (93004); `not_in_group` (93008).
+ */
+export type SimRobotState = 'active' | 'removed' | 'disabled' | 'not_in_group';
+
+/** A group robot (消息推送): its key is its only credential. */
+export interface SimRobot {
+  key: string;
+  /** How the inspection API and the inbox page name its group (never by its key). Default from the key's hash. */
+  name?: string;
+  state?: SimRobotState;
+}
+
+/** A message a robot posted to its group. */
+export interface GroupMessage {
+  /** The simulator's own id (WeCom answers a robot's send without one). */
+  msgid: string;
+  msgtype: string;
+  /** The message object; a file or voice with the name and size its upload_media was given. */
+  payload: unknown;
+  receivedAt: number;
+}
+
+/** A robot's group, as `GET /__sim/groups` lists it. */
+export interface SimGroup {
+  robot: string;
+  state: SimRobotState;
+  messages: number;
+  /** Sends WeCom refused with 45009 (over the robot's minute). */
+  refused: number;
+  lastAt: number | null;
+}
+
 export interface SimulatorOptions {
   host?: string;
   port?: number;
   apps: SimApp[];
+  /** Group robots, by key. Settable at runtime (`POST /__sim/robots`). */
+  robots?: SimRobot[];
   /** Added before answering each API call (not the `/__sim/` inspection API). */
   latencyMs?: number;
   tokenTtlSeconds?: number;
@@ -104,8 +142,16 @@ export type FaultKind =
   | 'timeoutAfterDelivery'
   | 'reset'
   | 'resetAfterDelivery';
+/** `robotSend`, `robotUpload`: a robot's webhook/send and webhook/upload_media. */
 /** `contacts`: the contacts reads (agent/get, department/simplelist, user/simplelist, tag/get, user/list_id). */
-export type FaultPath = 'send' | 'gettoken' | 'recall' | 'contacts' | 'updateCard';
+export type FaultPath =
+  | 'send'
+  | 'gettoken'
+  | 'recall'
+  | 'contacts'
+  | 'updateCard'
+  | 'robotSend'
+  | 'robotUpload';
 
 export interface FaultControl {
   /** Random faults of that kind at that rate (0..1) on the path (default 'send'); rate 0 removes it. */
@@ -126,6 +172,10 @@ export interface SimStats {
   contactsCalls: number;
   /** Calls of message/update_template_card. */
   cardUpdateCalls: number;
+  /** Calls of a robot's webhook/send and webhook/upload_media, and the messages that reached a group. */
+  robotSendCalls: number;
+  robotUploadCalls: number;
+  robotDelivered: number;
   /** Person-times that reached an inbox. */
   delivered: number;
   /** Silent per-member drops (WeCom answered errcode 0 but the member never saw the message). */
@@ -240,6 +290,12 @@ export interface WecomSimulator {
   readonly faults: FaultControl;
   stats(): SimStats;
   inbox(userId: string): ReceivedMessage[];
+  /** Every robot's group (`GET /__sim/groups`). */
+  groups(): SimGroup[];
+  /** A robot's group inbox by the robot's name, oldest first (`GET /__sim/groups/<name>`); [] for an unknown one. */
+  groupInbox(robot: string): GroupMessage[];
+  /** Adds robots, or changes a robot's state (`POST /__sim/robots`). */
+  setRobots(robots: SimRobot[]): void;
   /** The directory's users, then anyone else who received something (`GET /__sim/members`). */
   members(): SimMember[];
   /** A member's messages, drops, suppressed duplicates and undelivered sends, newest first (`GET /__sim/timeline/<userid>`). */

@@ -23,6 +23,7 @@ import { HOOK_PATHS, HOOK_SCHEMAS } from './hooks.js';
 import { operationPaths, operationSchemas } from './operations.js';
 import { errorResponse, type Json, jsonBody, messageId, RETRY_AFTER, ref, response } from './parts.js';
 import { messageStatusExtras, type OpenApiHelpers, receiptPaths, receiptSchemas } from './receipts.js';
+import { robotParts } from './robots.js';
 import { templateParts } from './templates.js';
 
 /** A regex source with the `i` flag, which JSON Schema patterns lack: letters become `[hH]` classes. */
@@ -58,6 +59,7 @@ function overrideAction({
   const a = action as v.PipeAction<unknown, unknown, v.BaseIssue<unknown>> & {
     requirement?: unknown;
     maxChars?: number;
+    openApi?: Record<string, unknown>;
   };
   switch (a.type) {
     case 'max_bytes':
@@ -74,6 +76,8 @@ function overrideAction({
     }
     case 'check':
       if (a.maxChars !== undefined) return { ...jsonSchema, 'x-max-chars': a.maxChars } as JsonSchema;
+      // A robot's checks carry their rule as keywords (lib/messages/schemas/robot.ts `documented`).
+      if (a.openApi !== undefined) return { ...jsonSchema, ...a.openApi } as JsonSchema;
       // callback_url (lib/messages/schemas/gateway.ts): an absolute https URL.
       if ((a.requirement as (input: string) => boolean).name === 'isAbsoluteHttpsUrl') {
         return { ...jsonSchema, format: 'uri', pattern: '^[hH][tT][tT][pP][sS]://' } as JsonSchema;
@@ -222,9 +226,11 @@ const RESPONSES: Record<string, Json> = {
   },
   MessageStatus: {
     type: 'object',
+    description: 'An app’s message names its app; a group robot’s its robot instead',
     properties: {
       id: messageId.schema,
       app: { type: 'string' },
+      robot: { type: 'string' },
       status: { enum: Object.values(STATUS) },
       priority: { enum: ['high', 'normal'] },
       attempts: { type: 'integer', minimum: 0 },
@@ -295,7 +301,8 @@ const RESPONSES: Record<string, Json> = {
         required: ['msgtype'],
       },
     },
-    required: ['id', 'app', 'status', 'priority', 'attempts', 'created_at', 'updated_at', 'error', 'events'],
+    required: ['id', 'status', 'priority', 'attempts', 'created_at', 'updated_at', 'error', 'events'],
+    oneOf: [{ required: ['app'] }, { required: ['robot'] }],
   },
   MessageSummary: {
     type: 'object',
@@ -525,6 +532,14 @@ export function buildOpenApiDocument(version: string): Json {
 function buildDocument(version: string): Json {
   const gatewayFields = convert(GatewayFieldsSchema);
   const templates = templateParts({ gatewayFields, recipients: RECIPIENTS, commonErrors: COMMON_ERRORS });
+  const appState = RESPONSES.AppState as { properties: { pause: Json; quota: Json } };
+  const robots = robotParts({
+    convert: convert as (schema: never) => Json,
+    commonErrors: COMMON_ERRORS,
+    appStates: APP_STATES,
+    pause: appState.properties.pause,
+    quota: appState.properties.quota,
+  });
   const message: Json = {
     type: 'object',
     description:
@@ -745,6 +760,7 @@ function buildDocument(version: string): Json {
       ...receiptPaths(helpers()),
       ...operationPaths(helpers()),
       ...templates.paths,
+      ...robots.paths,
       '/v1/health': {
         get: {
           operationId: 'health',
@@ -775,6 +791,7 @@ function buildDocument(version: string): Json {
         ...receiptSchemas(helpers()),
         ...operationSchemas(helpers()),
         ...templates.schemas,
+        ...robots.schemas,
       },
     },
   };

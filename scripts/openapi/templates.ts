@@ -26,8 +26,9 @@ export function templateParts(shared: { gatewayFields: Json; recipients: Json; c
   return {
     schemas: {
       SendRequest: {
-        description: 'A message built by hand, or one from a template of the app',
-        oneOf: [ref('MessageRequest'), ref('TemplateMessageRequest')],
+        description:
+          "A message built by hand, one from a template of the app, or a post to a group robot's group",
+        oneOf: [ref('MessageRequest'), ref('TemplateMessageRequest'), ref('RobotMessageRequest')],
       },
       TemplateMessageRequest: {
         type: 'object',

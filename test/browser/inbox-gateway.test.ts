@@ -16,6 +16,7 @@ import {
   waitFor,
 } from '#test/helpers/gateway.js';
 import { cardBody } from '#test/helpers/messages-factories.js';
+import { robotMarkdown, withRobot } from '#test/helpers/robots.js';
 
 /** Posted before the card's tests run, so their delivery overlaps those. */
 const BOB_MESSAGES = [
@@ -60,7 +61,10 @@ describeBrowser('simulator inbox on the local stack', () => {
   const bobIds: string[] = [];
 
   beforeAll(async () => {
-    [gw, browser] = await Promise.all([startTestGateway(scaledMinutes()), launchBrowser()]);
+    [gw, browser] = await Promise.all([
+      startTestGateway({ ...scaledMinutes(), configure: withRobot }),
+      launchBrowser(),
+    ]);
     inbox = gw.stack.simulator?.inboxUrl ?? '';
     phone = await openPage(browser, { width: 390, height: 844 });
     for (const body of BOB_MESSAGES) {
@@ -238,6 +242,20 @@ describeBrowser('simulator inbox on the local stack', () => {
         event: expect.objectContaining({ kind: 'text', from: 'bob', content: '收到，马上处理' }),
       }),
     ]);
+  });
+
+  it('shows what a group robot posted in its group, picked from the groups after the members', async () => {
+    const sent = await gw.post('/v1/messages', robotMarkdown('## 发布完成\n**服务**: `api`'));
+    await gw.waitForStatus(sent.body.id, ['sent']);
+
+    const { page } = phone;
+    await page.goto(`${inbox}/group:oncall`);
+    await expect.poll(() => page.getByTestId('inbox-item').count()).toBe(1);
+    expect(await page.getByTestId('message').getAttribute('data-msgtype')).toBe('markdown');
+    expect(await page.getByRole('heading', { name: '发布完成' }).count()).toBe(1);
+    expect(await page.getByTestId('reply-form').isHidden()).toBe(true);
+    const options = await page.getByTestId('member-picker').locator('optgroup option').allTextContents();
+    expect(options).toEqual(['oncall (1)']);
   });
 
   it('reports no CSP violation and no page error on any page', () => {

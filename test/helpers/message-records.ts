@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { MessageRecord } from '#lib/model/index.js';
+import type { MessageRecord, RecordFields } from '#lib/model/index.js';
 
 /** A unique id per call, so tests sharing one table never see each other's items. */
 export const uniqueId = (prefix = 'msg'): string => `${prefix}_${randomUUID()}`;
 
 /** A message record as ingest writes it (status queued, no attempts yet). */
-export function messageRecord(overrides: Partial<MessageRecord> = {}): MessageRecord {
+export function messageRecord(overrides: Partial<RecordFields> & { app?: string } = {}): MessageRecord {
   const at = '2026-12-01T08:00:00.000Z';
   return {
     id: uniqueId(),

@@ -1,8 +1,10 @@
 import { expect } from 'vitest';
 import {
+  type AppMessageRequest,
   type CardType,
   type MessageRequest,
   type MsgType,
+  type ValidateOptions,
   type ValidationIssue,
   validateMessageRequest,
 } from '#lib/messages/index.js';
@@ -239,11 +241,22 @@ export function cardBody(cardType: CardType, changes: Json = {}): Json {
   return { app: 'ops', touser: 'UserID1', msgtype: 'template_card', template_card: card };
 }
 
-/** Validates and asserts success, returning the normalized request. */
-export function expectValid(body: unknown): MessageRequest {
-  const result = validateMessageRequest(body);
+/** Validates and asserts success, returning the normalized request (an app's). */
+export function expectValid(body: unknown): AppMessageRequest {
+  return appRequest(expectValidRequest(body));
+}
+
+/** Validates and asserts success, returning the normalized request of either channel. */
+export function expectValidRequest(body: unknown, opts?: ValidateOptions): MessageRequest {
+  const result = validateMessageRequest(body, opts);
   if (!result.ok) expect.fail(`expected valid, got ${JSON.stringify(result.issues)}`);
   return result.value;
+}
+
+/** The request, asserted to be an app's. */
+export function appRequest(req: MessageRequest): AppMessageRequest {
+  if (req.robot !== undefined) expect.fail(`expected an app's message, got robot ${req.robot}'s`);
+  return req;
 }
 
 /** Validates and asserts failure, returning the issues. */

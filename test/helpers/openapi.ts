@@ -39,6 +39,27 @@ export function openApiValidators(doc: OpenApiDocument = readOpenApi()) {
     schemaType: 'number',
     validate: (min: number, data: string) => graphemeCount(data) >= min,
   });
+  // A robot's base64 fields: the size of what they decode to.
+  const decoded = (s: string) => Buffer.from(s, 'base64').length;
+  ajv.addKeyword({
+    keyword: 'x-min-decoded-bytes',
+    type: 'string',
+    schemaType: 'number',
+    validate: (min: number, data: string) => decoded(data) >= min,
+  });
+  ajv.addKeyword({
+    keyword: 'x-max-decoded-bytes',
+    type: 'string',
+    schemaType: 'number',
+    validate: (max: number, data: string) => decoded(data) <= max,
+  });
+  // markdown_v2: what it may not contain (case-insensitive).
+  ajv.addKeyword({
+    keyword: 'x-forbids',
+    type: 'string',
+    schemaType: 'string',
+    validate: (pattern: string, data: string) => !new RegExp(pattern, 'i').test(data),
+  });
   ajv.addFormat('uri', (s: string) => URL.canParse(s));
   ajv.addFormat('date-time', (s: string) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d\d-\d\dT/.test(s));
   ajv.addSchema({ ...doc, $id: DOC_ID });

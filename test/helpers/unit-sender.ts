@@ -1,6 +1,6 @@
 import type { GatewayConfig } from '#lib/config/index.js';
 import { QUOTA_DEFAULTS } from '#lib/config/index.js';
-import type { MessageRequest } from '#lib/messages/index.js';
+import type { AppMessageRequest, RobotMessageRequest } from '#lib/messages/index.js';
 import {
   applyChange,
   encodeQueuedMessage,
@@ -19,7 +19,17 @@ import { type QuotaDemand, QuotaGuard, WECOM_WINDOWS } from '#lib/quota/index.js
 import type { LaneName } from '#lib/resources/index.js';
 import { type IncomingRecord, PauseCache, type SenderDeps } from '#lib/sender/index.js';
 import { type FirstDeliveryItem, type MessageStore, StoreUnavailableError } from '#lib/store/index.js';
-import { type SendResponse, TokenCache, type WecomApi } from '#lib/wecom/index.js';
+import {
+  type MediaKey,
+  type MediaStore,
+  type RobotApi,
+  RobotMediaCache,
+  type RobotUpload,
+  type SendResponse,
+  type StoredMedia,
+  TokenCache,
+  type WecomApi,
+} from '#lib/wecom/index.js';
 import { InMemoryPauseStore } from './unit-pause-store.js';
 import { InMemoryQuotaStore } from './unit-quota-store.js';
 import { InMemoryTokenStore } from './unit-token-store.js';
@@ -112,12 +122,47 @@ export class FakeWecom implements Pick<WecomApi, 'send' | 'getToken'> {
   }
 }
 
+/** A group robots' double: records every post and upload; answers posts from a script, then success. */
+export class FakeRobots implements RobotApi {
+  readonly posts: { key: string; body: Record<string, unknown> }[] = [];
+  readonly uploads: { key: string; upload: RobotUpload }[] = [];
+  script: (() => Promise<void>)[] = [];
+  async send(key: string, body: Record<string, unknown>) {
+    this.posts.push({ key, body: structuredClone(body) });
+    const next = this.script.shift();
+    if (next) await next();
+  }
+  async upload(key: string, upload: RobotUpload) {
+    this.uploads.push({ key, upload });
+    return { mediaId: `media-${this.uploads.length}`, createdAtMs: Date.parse('2026-12-01T08:00:00Z') };
+  }
+}
+
+/** Robots' media ids in memory, as DynamoMediaStore keeps them. */
+export class InMemoryMediaStore implements MediaStore {
+  readonly items = new Map<string, StoredMedia>();
+  async get(key: MediaKey) {
+    return this.items.get(`${key.robot}#${key.upload}`);
+  }
+  async put(key: MediaKey, media: StoredMedia) {
+    this.items.set(`${key.robot}#${key.upload}`, media);
+  }
+  async forget(key: MediaKey, mediaId: string) {
+    if (this.items.get(`${key.robot}#${key.upload}`)?.mediaId === mediaId)
+      this.items.delete(`${key.robot}#${key.upload}`);
+  }
+}
+
+/** The key of the unit config's robot `oncall`. */
+export const ROBOT_KEY = '693a91f6-7b2c-4bc4-97a0-0ec2f1fa5aaa';
+
 export const senderConfig = (): GatewayConfig => ({
   apps: { ops: { corpId: 'wwunit', agentId: 1000002, secret: 'unit-secret', quota: { ...QUOTA_DEFAULTS } } },
   apiKeys: [],
   retentionDays: 30,
   idempotencyHours: 24,
   allowLoopbackWebhooks: false,
+  robots: { oncall: { key: ROBOT_KEY, quota: { perMinute: 20, safetyMargin: 0.2, normalShare: 0.8 } } },
 });
 
 export function senderHarness(now: () => number) {
@@ -126,6 +171,8 @@ export function senderHarness(now: () => number) {
   const wecom = new FakeWecom();
   const quotaStore = new InMemoryQuotaStore();
   const pauseStore = new InMemoryPauseStore();
+  const robots = new FakeRobots();
+  const mediaStore = new InMemoryMediaStore();
   const deps: SenderDeps = {
     config: senderConfig(),
     messages: store,
@@ -134,6 +181,8 @@ export function senderHarness(now: () => number) {
     quota: new QuotaGuard(quotaStore, { windows: WECOM_WINDOWS, now, sleep: async () => undefined }),
     pauses: new PauseCache(pauseStore, { now }),
     wecom,
+    robots,
+    robotMedia: new RobotMediaCache(mediaStore, robots, { now }),
     logger: createLogger({ service: 'test' }, { level: 'silent' }),
     metrics: new Metrics('test', () => undefined),
     maxReceiveCount: 6,
@@ -142,7 +191,7 @@ export function senderHarness(now: () => number) {
     now,
     random: () => 0.5,
   };
-  return { deps, store, lanes, wecom, quotaStore, pauseStore };
+  return { deps, store, lanes, wecom, quotaStore, pauseStore, robots, mediaStore };
 }
 
 export type SenderHarness = ReturnType<typeof senderHarness>;
@@ -182,7 +231,15 @@ export function failNextEnqueue(h: SenderHarness): void {
   };
 }
 
-export function textRequest(overrides: Partial<MessageRequest['recipients']> = {}): MessageRequest {
+/** A message to the unit config's robot `oncall`. */
+export function robotRequest(
+  msgtype: RobotMessageRequest['msgtype'] = 'text',
+  content: Record<string, unknown> = { content: 'disk full on db-1' },
+): RobotMessageRequest {
+  return { robot: 'oncall', priority: 'normal', msgtype, content };
+}
+
+export function textRequest(overrides: Partial<AppMessageRequest['recipients']> = {}): AppMessageRequest {
   return {
     app: 'ops',
     priority: 'normal',
@@ -190,7 +247,7 @@ export function textRequest(overrides: Partial<MessageRequest['recipients']> = {
     msgtype: 'text',
     content: { content: 'hello' },
     options: {},
-  } as MessageRequest;
+  };
 }
 
 /**
@@ -200,22 +257,28 @@ export function textRequest(overrides: Partial<MessageRequest['recipients']> = {
 export function queued(
   id: string,
   nowMs: number,
-  request = textRequest(),
+  request: AppMessageRequest | RobotMessageRequest = textRequest(),
   opts: { duplicateCheckSeconds?: number | undefined } = { duplicateCheckSeconds: 3600 },
 ) {
   const createdAt = new Date(nowMs).toISOString();
-  const record: MessageRecord = newRecord({
+  const origin = {
     id,
-    app: request.app,
     priority: request.priority,
-    request,
     apiKey: 'unit',
     createdAt,
     expiresAt: Math.floor(nowMs / 1000) + 86_400,
-    ...(opts.duplicateCheckSeconds !== undefined
-      ? { duplicateCheckSeconds: opts.duplicateCheckSeconds }
-      : {}),
-  });
+  };
+  const record: MessageRecord =
+    request.robot !== undefined
+      ? newRecord({ ...origin, robot: request.robot, request })
+      : newRecord({
+          ...origin,
+          app: request.app,
+          request,
+          ...(opts.duplicateCheckSeconds !== undefined
+            ? { duplicateCheckSeconds: opts.duplicateCheckSeconds }
+            : {}),
+        });
   const body = (generation = 0): QueuedMessage => ({ ...toQueuedMessage(record), generation });
   const sqs = (
     message: QueuedMessage,

@@ -75,6 +75,14 @@ describe('Alarms', () => {
     });
   });
 
+  it.each(VARIANTS)("alarms when WeCom refuses a group robot's key: its circuit is open (%s)", (variant) => {
+    expect(customAlarm(gateways[variant], variant, METRIC_NAMES.robotConfigError)).toMatchObject({
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      AlarmActions: [expect.anything()],
+    });
+  });
+
   it.each(['callback', 'notify'] as const)('alarms on %s errors', (name) => {
     const gateway = gateways.default;
     gateway.template.hasResourceProperties('AWS::CloudWatch::Alarm', {

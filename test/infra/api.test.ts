@@ -26,6 +26,8 @@ describe('HTTP API', () => {
       'GET /v1/messages/{id}/webhooks',
       'GET /v1/openapi.json',
       'GET /v1/push/{sendkey}',
+      'GET /v1/robots',
+      'GET /v1/robots/{robot}',
       'GET /v1/templates',
       'GET /v1/wecom/callback/{app}',
       'POST /v1/dlq/{id}/redrive',

@@ -63,12 +63,13 @@ describe('wecom-gateway apps status and dlq (as processes, strict readings)', ()
       msgtype: 'text',
       text: { content },
     });
-    if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
+    if (!validated.ok || validated.value.robot !== undefined) throw new Error(JSON.stringify(validated));
+    const request = validated.value;
     const record = newRecord({
       id: newMessageId(),
       app: 'ops',
       priority: 'normal',
-      request: validated.value,
+      request,
       apiKey: 'test',
       createdAt: new Date(Date.now() - (lostAnswerAgoMs ?? 0)).toISOString(),
       expiresAt: Math.floor(Date.now() / 1000) + 86_400,
@@ -84,7 +85,7 @@ describe('wecom-gateway apps status and dlq (as processes, strict readings)', ()
         MessageBody: encodeQueuedMessage(toQueuedMessage(record)),
       }),
     );
-    return record;
+    return { ...record, request };
   }
 
   /** The simulator takes the sender's exact request, and the answer never reaches the gateway. */

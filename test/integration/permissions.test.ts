@@ -9,6 +9,7 @@ import { newDevKey } from '#local/dev-config.js';
 import { TEST_CALLBACK, TEST_CORP_ID } from '#local/harness/config.js';
 import { startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
 import { cardBody } from '#test/helpers/messages-factories.js';
+import { withRobot } from '#test/helpers/robots.js';
 import {
   HOOKS_TLS,
   startWebhookReceiver,
@@ -36,6 +37,7 @@ describe('IAM grants cover what the functions really call', () => {
     gw = await startTestGateway({
       webhook: { allowedPorts: [receiver.port] },
       extraApiKeys: [{ name: 'perm-admin', sha256: admin.sha256, apps: ['ops'], scopes: ['admin'] }],
+      configure: withRobot,
       runtime: {
         retry: { baseSeconds: 1, capSeconds: 1 },
         rateLimitPauseMs: 1_000,
@@ -100,6 +102,11 @@ describe('IAM grants cover what the functions really call', () => {
     }
 
     expect((await gw.get(`/v1/messages/${card.body.id}/webhooks`)).body.deliveries.length).toBeGreaterThan(0);
+    // A group robot's file: its upload, its send, its media id kept in the table; and the robot's state.
+    const file = { base64: Buffer.from('granted?\n').toString('base64'), filename: 'perm.txt' };
+    const posted = await gw.post('/v1/messages', { robot: 'oncall', msgtype: 'file', file });
+    await gw.waitForStatus(posted.body.id, ['sent']);
+    expect((await gw.get('/v1/robots/oncall')).status).toBe(200);
     // A message a crashed sender left in the DLQ (written by the test, not by a function), listed and redriven.
     const validated = validateMessageRequest(text('dead, then back', 'perm-4'));
     if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
@@ -171,6 +178,10 @@ describe('IAM grants cover what the functions really call', () => {
     expect(undeclared).toEqual([]);
     // The scenario above made ingest call WeCom itself: its recall, the card update, the visible range, and the
     // token WeCom had invalidated.
+    // And the sender posted a robot's file: its upload, then its send.
+    expect([...(calls.get('wecom-gateway/sender') ?? [])]).toEqual(
+      expect.arrayContaining(['webhook/send', 'webhook/upload_media']),
+    );
     expect([...(calls.get('wecom-gateway/ingest') ?? [])].sort()).toEqual([
       'agent/get',
       'gettoken',

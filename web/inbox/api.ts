@@ -56,6 +56,27 @@ async function call<T>(path: string, body?: unknown): Promise<T> {
 }
 
 export const members = () => call<Member[]>('members');
+
+/** A group robot's group (`GET /__sim/groups`): named by the robot, never by its key. */
+export interface Group {
+  robot: string;
+  state: string;
+  messages: number;
+  refused: number;
+  lastAt: number | null;
+}
+
+/** A message a robot posted to its group. */
+export interface GroupMessage {
+  msgid: string;
+  msgtype: string;
+  payload: unknown;
+  receivedAt: number;
+}
+
+export const groups = () => call<Group[]>('groups');
+/** Oldest first, as the simulator keeps them. */
+export const groupInbox = (robot: string) => call<GroupMessage[]>(`groups/${encodeURIComponent(robot)}`);
 export const timeline = (userid: string) => call<Timeline>(`timeline/${encodeURIComponent(userid)}`);
 
 /** What `/__sim/click` and `/__sim/reply` answer: the app's callback URL's status and the attempts made. */

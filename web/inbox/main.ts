@@ -2,13 +2,15 @@
  * The simulator's inbox (`/__sim/ui`): each member's messages as the WeCom client shows them, what WeCom dropped
  * or suppressed, and the member's side of the callbacks — pressing a card's button or replying goes through
  * `/__sim/click` and `/__sim/reply`, which post the encrypted callback to the app as WeCom would.
- * Routes: `/__sim/ui`, `/__sim/ui/<userid>`, `/__sim/ui/<userid>/latest`, `/__sim/ui/<userid>/<msgid>`.
+ * Routes: `/__sim/ui`, `/__sim/ui/<userid>`, `/__sim/ui/<userid>/latest`, `/__sim/ui/<userid>/<msgid>`, and a
+ * group robot's chat at `/__sim/ui/group:<robot>` (groups.ts).
  */
 import '../render/message.css';
 import './inbox.css';
 import { type CardAction, type MessageBody, renderMessage } from '../render/message.js';
 import { h } from '../shared/dom.js';
 import * as api from './api.js';
+import { drawGroupMessage, groupOptions, robotOf } from './groups.js';
 
 const BASE = document.body.dataset.basePath ?? '/__sim/ui';
 
@@ -125,8 +127,10 @@ async function refresh(): Promise<void> {
 
 async function draw(): Promise<void> {
   const route = readRoute();
-  const people = await api.members();
-  drawPicker(people, route.userid);
+  const [people, groups] = await Promise.all([api.members(), api.groups()]);
+  drawPicker(people, groups, route.userid);
+  const robot = robotOf(route.userid);
+  if (robot !== undefined) return drawGroup(robot);
   replyForm.hidden = route.userid === undefined;
   allLink.hidden = route.only === undefined;
   allLink.setAttribute('href', hrefFor({ userid: route.userid }));
@@ -170,6 +174,19 @@ async function draw(): Promise<void> {
     active.focus();
 }
 
+/** A robot's group chat: what it posted, newest first; a group cannot reply or press cards here. */
+async function drawGroup(robot: string): Promise<void> {
+  replyForm.hidden = true;
+  allLink.hidden = true;
+  const messages = (await api.groupInbox(robot)).reverse();
+  status.textContent =
+    messages.length === 0
+      ? `Nothing in robot ${robot}'s group yet. New posts appear here without a reload.`
+      : `${messages.length} post(s) by robot ${robot} to its group, newest first.`;
+  rendered = new Map();
+  listEl.replaceChildren(...messages.map((m) => drawGroupMessage(robot, m)));
+}
+
 /** Redrawn only when it changed, so a member being chosen from the keyboard keeps the focus and the open list. */
 function redrawSelect(
   select: HTMLSelectElement,
@@ -181,10 +198,11 @@ function redrawSelect(
   select.replaceChildren(...options());
 }
 
-function drawPicker(people: api.Member[], current: string | undefined): void {
+function drawPicker(people: api.Member[], groups: api.Group[], current: string | undefined): void {
   const ids = people.map((p) => p.userid);
-  if (current !== undefined && !ids.includes(current.toLowerCase())) ids.push(current.toLowerCase());
-  redrawSelect(picker, JSON.stringify([people, current]), () => [
+  const member = robotOf(current) === undefined ? current : undefined;
+  if (member !== undefined && !ids.includes(member.toLowerCase())) ids.push(member.toLowerCase());
+  redrawSelect(picker, JSON.stringify([people, groups, current]), () => [
     h('option', { value: '', disabled: true, selected: current === undefined }, '— choose —'),
     ...ids.map((id) => {
       const p = people.find((m) => m.userid === id);
@@ -194,6 +212,7 @@ function drawPicker(people: api.Member[], current: string | undefined): void {
         p?.messages ? `${id} (${p.messages})` : id,
       );
     }),
+    ...(groupOptions(groups, current) as HTMLOptionElement[]),
   ]);
 }
 

@@ -35,6 +35,7 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
   ): MessageRecord => {
     const at = new Date(Date.parse('2026-12-01T08:00:00Z') + minute * 60_000 + (o.second ?? 0)).toISOString();
     const base = messageRecord();
+    if (base.request.robot !== undefined) throw new Error('an app record was expected');
     return messageRecord({
       app,
       createdAt: at,

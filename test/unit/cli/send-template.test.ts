@@ -47,7 +47,7 @@ describe('wecom-gateway send --template', () => {
   it.each([
     [
       ['send', '--app', 'ops', '--to', 'u', '--template', 't', '--text', 'x'],
-      'exactly one of --text, --markdown, --file or --template',
+      'exactly one of --text, --markdown, --markdown-v2, --file or --template',
     ],
     [
       ['send', '--app', 'ops', '--to', 'u', '--text', 'x', '--var', 'a=b'],
@@ -101,5 +101,35 @@ describe('wecom-gateway config check with templates', () => {
         message: "uses undeclared variable 'who' (declare it under variables)",
       },
     ]);
+  });
+});
+
+describe('wecom-gateway send --robot', () => {
+  it("builds a robot's body: the robot instead of an app, no recipients", async () => {
+    const body = await buildMessage(ctx(), {
+      robot: 'oncall',
+      markdownV2: '| a | b |',
+      priority: 'high',
+      interval: 1,
+      timeout: 1,
+    });
+    expect(body).toEqual({
+      robot: 'oncall',
+      msgtype: 'markdown_v2',
+      markdown_v2: { content: '| a | b |' },
+      priority: 'high',
+    });
+  });
+
+  it.each([
+    [['send', '--robot', 'oncall', '--to', 'u', '--text', 'x'], '--to, --party and --tag are for apps'],
+    [
+      ['send', '--robot', 'oncall', '--app', 'ops', '--text', 'x'],
+      'give --app (a message to members) or --robot',
+    ],
+  ])('refuses %j: %s', async (argv, message) => {
+    const { code, stderr } = await run(argv);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
   });
 });

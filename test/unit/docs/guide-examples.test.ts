@@ -10,6 +10,7 @@ const GUIDES = [
   'guides/template-cards.md',
   'guides/wechat-plugin-markdown.md',
   'guides/long-content.md',
+  'guides/robots.md',
 ];
 
 interface Example {
@@ -46,7 +47,7 @@ function examplesOf(page: string): Example[] {
  */
 function messagesOf(e: Example): unknown[] {
   const body = e.body as { messages?: unknown[]; template_card?: unknown };
-  if (e.schema === 'MessageRequest') return [e.body];
+  if (e.schema === 'MessageRequest' || e.schema === 'RobotMessageRequest') return [e.body];
   if (e.schema === 'BatchRequest') return body.messages ?? [];
   if (e.schema === 'CardUpdate' && body.template_card !== undefined)
     return [{ app: 'ops', touser: 'alice', msgtype: 'template_card', template_card: body.template_card }];

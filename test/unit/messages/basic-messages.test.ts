@@ -53,9 +53,17 @@ describe('text message', () => {
 
   it('rejects unknown fields inside the text object (catches typos)', () => {
     expectOnlyIssue(
+      messageBody('text', { text: { content: 'hi', mentiond: ['@all'] } }),
+      'text.mentiond',
+      'unknown field',
+    );
+  });
+
+  it("names a robot's mention list as the robots' field, not as an unknown one", () => {
+    expectOnlyIssue(
       messageBody('text', { text: { content: 'hi', mentioned_list: ['@all'] } }),
       'text.mentioned_list',
-      'unknown field',
+      'not for an app: text.mentioned_list is for robots (an app reaches people by touser, toparty and totag)',
     );
   });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MSG_TYPES, type MsgType, toWecomSendBody, validateMessageRequest } from '#lib/messages/index.js';
-import { messageBody } from '#test/helpers/messages-factories.js';
+import { appRequest, messageBody } from '#test/helpers/messages-factories.js';
 
 const FIELDS = [
   'app',
@@ -53,7 +53,7 @@ function checkResult(input: unknown): void {
     return;
   }
   accepted += 1;
-  const body = toWecomSendBody(result.value, 1000002);
+  const body = toWecomSendBody(appRequest(result.value), 1000002);
   const msgObjects = Object.keys(body).filter((key) => (MSG_TYPES as readonly string[]).includes(key));
   expect(msgObjects).toEqual([result.value.msgtype]);
   expect(body.msgtype).toBe(result.value.msgtype);

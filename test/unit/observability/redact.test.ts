@@ -22,6 +22,9 @@ describe('redact', () => {
     'x-api-key',
     'webhookSignature',
     'password',
+    'key',
+    'robotKey',
+    'webhookUrl',
   ])('replaces the value of a %s key', (key) => {
     const value = { [key]: SECRET, messageId: 'msg_1' };
 
@@ -65,6 +68,15 @@ describe('redact', () => {
     expect(out.url).not.toContain(TOKEN);
     expect(out.url).not.toContain(SECRET);
     expect(out.url).toContain(REDACTED);
+  });
+
+  it("hides a group robot's key in its webhook URL, in text and in JSON", () => {
+    const url = `https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=${SECRET}`;
+
+    const out = redact({ message: `POST ${url} failed`, body: JSON.stringify({ key: SECRET }) });
+
+    expect(leaks(out)).toBe(false);
+    expect(JSON.stringify(out)).toContain('/cgi-bin/webhook/send?key=[redacted]');
   });
 
   it('keeps the rest of a URL readable', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeQueuedMessage, type QueuedMessage, STATUS } from '#lib/model/index.js';
+import { encodeQueuedMessage, type QueuedMessage, type RecordFields, STATUS } from '#lib/model/index.js';
 import { type DlqDeps, listDeadLetters, redriveDeadLetters } from '#lib/ops/dlq.js';
 import type { DeadLetter, DeadLetterQueue } from '#lib/queue/index.js';
 import type { LaneName } from '#lib/resources/index.js';
@@ -57,11 +57,7 @@ function setup() {
   const dlq = new FakeDeadLetters(clock.now);
   const deps: DlqDeps = { deadLetters: dlq, lanes: h.lanes, messages: h.store, now: clock.now };
   /** A message the sender crashed on 6 times: its body in the DLQ, its record still as it was. */
-  const crashed = async (
-    id: string,
-    record: Partial<ReturnType<typeof queued>['record']> = {},
-    generation = 0,
-  ) => {
+  const crashed = async (id: string, record: Partial<RecordFields> = {}, generation = 0) => {
     const m = queued(id, START);
     await h.store.create({ ...m.record, generation, ...record });
     dlq.put('normal', m.body(generation), START);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MessageRequest } from '#lib/messages/index.js';
+import type { AppMessageRequest } from '#lib/messages/index.js';
 import { STATUS } from '#lib/model/index.js';
 import { processBatch } from '#lib/sender/index.js';
 import { WecomApiError } from '#lib/wecom/index.js';
@@ -16,7 +16,7 @@ import {
 const START = Date.parse('2026-12-01T08:00:07Z');
 
 /** A text message split into `n` parts, as ingest stores it (lib/messages validate `split`). */
-function splitRequest(n: number, touser = ['zhangsan', 'lisi']): MessageRequest {
+function splitRequest(n: number, touser = ['zhangsan', 'lisi']): AppMessageRequest {
   const pieces = Array.from({ length: n }, (_, i) => `(${i + 1}/${n})\npart ${i + 1}`);
   return {
     ...textRequest({ touser }),
