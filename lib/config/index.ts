@@ -4,6 +4,7 @@ export { HOOK_MSGTYPES, HOOK_SOURCES, SECRET_SOURCES } from './hooks-schema.js';
 export { type ConfigText, createConfigReader, loadConfig } from './load.js';
 export { parseConfig, parseConfigJson } from './parse.js';
 export {
+  API_KEY_SCOPES,
   type ApiKeyConfig,
   type AppConfig,
   type BroadcastConfig,
@@ -16,6 +17,7 @@ export {
   type HookSource,
   type PushKeyConfig,
   QUOTA_DEFAULTS,
+  type QuietHoursConfig,
   type QuotaConfig,
   type RecipientsConfig,
   type TemplateConfig,

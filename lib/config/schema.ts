@@ -1,4 +1,8 @@
 import * as v from 'valibot';
+// Deep imports: the schedule index is small, but the config must not pull anything that imports lib/config back.
+import { minutesOf, WEEKDAYS } from '#lib/schedule/quiet-hours.js';
+import { DEFAULT_SPREAD_SECONDS } from '#lib/schedule/spread.js';
+import { isTimeZone } from '#lib/schedule/zoned.js';
 // Deep imports: the webhooks index would pull the undici client into every function's bundle.
 import { WEBHOOK_EVENT_TYPES } from '#lib/webhooks/payloads.js';
 import { parseWebhookSecret, WEBHOOK_SECRET_PREFIX } from '#lib/webhooks/signature.js';
@@ -180,6 +184,66 @@ const BroadcastSchema = v.strictObject({
   ),
 });
 
+const wallClock = v.pipe(
+  v.string('must be a string like "22:00"'),
+  v.check((c) => minutesOf(c) !== undefined, 'must be a time of day HH:MM, 00:00-23:59'),
+);
+
+/**
+ * One quiet-hours rule (lib/schedule `QuietHoursRule`): messages of a held priority that would go inside the window
+ * are scheduled for its end (docs/scheduling.md).
+ */
+const QuietHoursRuleSchema = v.strictObject({
+  timeZone: v.pipe(
+    v.string('must be an IANA time zone such as "Asia/Shanghai"'),
+    v.check(isTimeZone, 'must be an IANA time zone such as "Asia/Shanghai"'),
+  ),
+  start: wallClock,
+  end: wallClock,
+  days: v.optional(
+    v.pipe(
+      v.array(v.picklist(WEEKDAYS, `must be one of ${WEEKDAYS.join(', ')}`)),
+      v.minLength(1, 'must list at least one day (leave it out for every day)'),
+    ),
+  ),
+  priorities: v.optional(
+    v.pipe(
+      v.array(v.picklist(['high', 'normal'], 'must be high or normal')),
+      v.minLength(1, 'must list at least one priority'),
+    ),
+  ),
+  recipients: v.optional(
+    v.strictObject({
+      touser: v.optional(v.array(nonEmpty('userid'))),
+      toparty: v.optional(v.array(nonEmpty('party id'))),
+      totag: v.optional(v.array(nonEmpty('tag id'))),
+    }),
+  ),
+});
+
+/** A rule, or several (e.g. one for the whole app and a longer one for some recipients). */
+const QuietHoursSchema = v.union(
+  [
+    QuietHoursRuleSchema,
+    v.pipe(v.array(QuietHoursRuleSchema), v.minLength(1, 'must hold at least one rule')),
+  ],
+  'must be a rule {"timeZone","start","end",…} or an array of rules',
+);
+
+/** How scheduled messages of the app are released (docs/scheduling.md, "Spread"). */
+const ScheduleSchema = v.strictObject({
+  /** Messages due at one instant are released over this many seconds after it (0: exactly at their time). */
+  spreadSeconds: v.optional(
+    v.pipe(
+      v.number('must be a number'),
+      v.integer('must be an integer'),
+      v.minValue(0, 'must be >= 0'),
+      v.maxValue(3_600, 'must be <= 3600'),
+    ),
+    DEFAULT_SPREAD_SECONDS,
+  ),
+});
+
 const AppSchema = v.strictObject({
   corpId: nonEmpty('corpId'),
   agentId: v.pipe(
@@ -219,6 +283,13 @@ const AppSchema = v.strictObject({
    * (docs/guides/long-content.md). Absent: only messages that say `"split": true` are split.
    */
   split: v.optional(v.boolean('must be true or false')),
+  /**
+   * Quiet hours: a message of a held priority (default `normal`) that would go inside a window is scheduled for
+   * its end instead (docs/scheduling.md). Absent: no quiet hours.
+   */
+  quietHours: v.optional(QuietHoursSchema),
+  /** Scheduled sends: the spread of releases. Absent: `spreadSeconds` 180. */
+  schedule: v.optional(ScheduleSchema),
   /** The most parts one split message may become (default 10): each part is a send to every recipient. */
   splitMaxParts: v.optional(
     v.pipe(
@@ -232,6 +303,15 @@ const AppSchema = v.strictObject({
 
 const APP_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** What an API key may be allowed to do (`apiKeys[].scopes`). */
+export const API_KEY_SCOPES = [
+  'messages:write',
+  'messages:read',
+  'messages:recall',
+  'quiet-hours:bypass',
+  'admin',
+] as const;
+
 const ApiKeySchema = v.strictObject({
   name: nonEmpty('name'),
   sha256: v.pipe(
@@ -240,7 +320,9 @@ const ApiKeySchema = v.strictObject({
   ),
   apps: v.pipe(v.array(nonEmpty('app name')), v.minLength(1, 'must list at least one app')),
   // `admin` (the DLQ over HTTP) only when listed: the default is what a sending or reading client needs.
-  scopes: v.optional(v.array(v.picklist(['messages:write', 'messages:read', 'messages:recall', 'admin'])), [
+  // `messages:recall` also cancels (takes back a message not yet sent); `quiet-hours:bypass` lets a message opt out
+  // of its app's quiet hours (`quiet_hours: false`), never granted by default.
+  scopes: v.optional(v.array(v.picklist(API_KEY_SCOPES)), [
     'messages:write',
     'messages:read',
     'messages:recall',
@@ -288,6 +370,7 @@ export type QuotaConfig = AppConfig['quota'];
 export type DeliveryConfig = AppConfig['delivery'];
 export type WebhookConfig = NonNullable<AppConfig['webhook']>;
 export type BroadcastConfig = NonNullable<AppConfig['broadcast']>;
+export type QuietHoursConfig = NonNullable<AppConfig['quietHours']>;
 export type ApiKeyConfig = GatewayConfig['apiKeys'][number];
 export type { HookConfig, HookRule, HookSource, PushKeyConfig, RecipientsConfig } from './hooks-schema.js';
 export type { TemplateConfig } from './templates-schema.js';

@@ -123,6 +123,10 @@ export function handleHook(hookName: string, hook: HookConfig, input: HookInput)
     ...recipientFields(recipients),
     ...message(hook, result, payload),
     priority: route.priority ?? hook.priority ?? result.priority ?? 'normal',
+    // A per-hook delay is a send_at like a client's (docs/scheduling.md).
+    ...(hook.delaySeconds !== undefined
+      ? { send_at: new Date(input.receivedAt.getTime() + hook.delaySeconds * 1000).toISOString() }
+      : {}),
     metadata: {
       hook: hookName,
       source: hook.source,
