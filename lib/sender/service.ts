@@ -2,6 +2,7 @@ import { type Recipients, toWecomSendBody } from '#lib/messages/index.js';
 import {
   changes,
   decodeQueuedMessage,
+  decodeReleaseNotice,
   hasNextSegment,
   type InDoubt,
   inDoubtOnRedelivery,
@@ -11,6 +12,7 @@ import {
   segmentOf,
   segmentRequest,
   TERMINAL_STATUSES,
+  UNCLAIMED_SEND_MS,
 } from '#lib/model/index.js';
 import type { Logger } from '#lib/observability/index.js';
 import {
@@ -27,6 +29,7 @@ import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from '.
 import { defer, endAtDeadline, fail, refused, scheduleRetry } from './outcomes.js';
 import { restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
 import { configHashOf, handleSendError, waitOutPause } from './pause-policy.js';
+import { release } from './release.js';
 import { nextSegment } from './segments.js';
 import {
   type Attempt,
@@ -37,6 +40,7 @@ import {
   type Received,
   type SenderDeps,
   type Sent,
+  sleep,
 } from './types.js';
 
 /**
@@ -139,6 +143,8 @@ async function processRecord(
 ): Promise<Outcome> {
   const msg = decodeQueuedMessage(r.body);
   if (!msg) {
+    const notice = decodeReleaseNotice(r.body);
+    if (notice) return release(deps, r, notice.release.id);
     deps.logger.error('dropping unparsable queue message', { sqsMessageId: r.sqsMessageId });
     return 'ack';
   }
@@ -174,14 +180,26 @@ async function processRecord(
     // A wait longer than SQS's longest delay: one more hop, still holding the slots.
     return defer(received, {
       untilMs: msg.notBeforeMs,
-      reason: 'waiting for its quota slots',
+      reason: msg.part?.reservations ? 'waiting for its quota slots' : 'waiting for its time',
       part: msg.part,
     });
+  }
+  if (msg.schedule && msg.notBeforeMs !== undefined && msg.notBeforeMs > startedAtMs) {
+    // A scheduled copy never goes before its release: SQS rounds delays up, but clocks differ a little.
+    await (deps.sleep ?? sleep)(msg.notBeforeMs - startedAtMs);
   }
   const gate = await deps.pauses.gate(msg.app, configHashOf(app));
   if (gate.state === 'paused') return waitOutPause({ ...received, app }, gate);
 
-  const attempt: Attempt = { ...received, app, gate, log, startedAtMs };
+  const attempt: Attempt = {
+    ...received,
+    app,
+    gate,
+    log,
+    startedAtMs,
+    // A first receive of a copy of generation ≥ 1 claimed in duplicateCheckFor.
+    claim: { held: msg.generation > 0 && r.receiveCount === 1 },
+  };
   if (pastProtection(attempt.msg, check.inDoubt?.since, startedAtMs)) return outcomeUnknown(attempt);
   return send(attempt, { firstDeliveries, stored: check.stored });
 }
@@ -203,6 +221,8 @@ type SendResult =
   | { kind: 'refused'; decision: WaitDecision | NeverDecision }
   /** A send to part of the recipients (`touser`) is in doubt: its retry must be the very same request. */
   | { kind: 'splitInDoubt'; touser: string[]; decision: Granted }
+  /** The message was canceled (or another copy sends it): its claim failed, nothing was sent. */
+  | { kind: 'standDown' }
   | ({ kind: 'failed' } & AttemptFailure);
 
 /**
@@ -240,6 +260,10 @@ async function send(a: Attempt, ctx: SendContext): Promise<Outcome> {
     case 'refused':
       await probeInconclusive(a);
       return refused(a, result.decision);
+    case 'standDown':
+      await probeInconclusive(a);
+      a.log.info('not sent: the message was canceled, or another copy holds the claim to send');
+      return 'ack';
     case 'splitInDoubt':
       await probeInconclusive(a);
       return retrySplit(a, { recipients, attempted: result.touser, held: result.decision.rest?.held ?? {} });
@@ -259,6 +283,10 @@ async function trySend(a: Attempt, recipients: Recipients, demand: QuotaDemand):
     return await deps.tokens.withToken(app, async (token): Promise<SendResult> => {
       const decision = await deps.quota.acquire(demand);
       if (decision.kind !== 'send') return { kind: 'refused', decision };
+      if (!(await claimToSend(a))) {
+        await deps.quota.report(decision, 'not-sent');
+        return { kind: 'standDown' };
+      }
       const request = requestFor(segmentRequest(msg), recipients, decision.members, demand.splittable);
       const body = toWecomSendBody(request, app.agentId, {
         ...(msg.duplicateCheckSeconds !== undefined
@@ -294,6 +322,21 @@ async function trySend(a: Attempt, recipients: Recipients, demand: QuotaDemand):
     // Thrown before `message/send` was called (token, quota, DynamoDB), or answered by WeCom: not in doubt.
     return { kind: 'failed', error, inDoubt: false };
   }
+}
+
+/**
+ * The fence against a cancel (lib/model `changes.cancel`): right before calling WeCom, the copy holds the claim to
+ * send on its record, or it stands down. Claimed once per attempt; a first receive of a copy of generation ≥ 1
+ * claimed when it arrived. Only a fresh message's first copy within {@link UNCLAIMED_SEND_MS} of its acceptance goes
+ * without: the hot path pays no write, and a cancel waits out that window (lib/ingest `cancelMessage`).
+ */
+async function claimToSend(a: Attempt): Promise<boolean> {
+  const { deps, msg, incoming: r } = a;
+  if (a.claim.held) return true;
+  const fresh = msg.generation === 0 && r.receiveCount === 1;
+  if (fresh && nowOf(deps) < Date.parse(msg.createdAt) + UNCLAIMED_SEND_MS) return true;
+  a.claim.held = await deps.messages.claimCopy(msg.id, msg.generation, { redelivery: r.receiveCount > 1 });
+  return a.claim.held;
 }
 
 /** WeCom took the send: a probe ends the app's pause; then it is recorded, or the rest of its members wait. */

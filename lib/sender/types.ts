@@ -48,6 +48,8 @@ export interface SenderDeps {
   windows?: QuotaWindows;
   now?: () => number;
   random?: () => number;
+  /** Waits in-process (a scheduled copy a moment early); tests on a fake clock replace it. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -70,6 +72,8 @@ export interface Attempt extends Received {
   log: Logger;
   /** When the attempt started (epoch ms). */
   startedAtMs: number;
+  /** Whether this copy holds the claim to send on its record (service.ts `claimToSend`); set once it does. */
+  claim: { held: boolean };
 }
 
 /** How an attempt failed: the error, and whether the attempt is in doubt (it may have reached WeCom). */
@@ -91,3 +95,5 @@ export interface Sent {
 
 /** The sender's clock (a test may set `deps.now`). */
 export const nowOf = (deps: SenderDeps): number => (deps.now ?? Date.now)();
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
