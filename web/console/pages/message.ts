@@ -27,6 +27,9 @@ interface MessageStatus {
   created_at: string;
   updated_at: string;
   sent_at: string | null;
+  send_at?: string | null;
+  release_at?: string | null;
+  scheduled_by?: 'send_at' | 'quiet_hours' | null;
   metadata: Record<string, string>;
   wecom: Record<string, string> | null;
   parts?: { touser: string[]; sent_at: string; wecom: Record<string, string> }[];
@@ -136,6 +139,12 @@ function summary(m: MessageStatus): HTMLElement {
       ['Created', time(m.created_at)],
       ['Updated', time(m.updated_at)],
       ['Sent', time(m.sent_at)],
+      ...(m.send_at
+        ? ([
+            [m.scheduled_by === 'quiet_hours' ? 'Held by quiet hours until' : 'Send at', time(m.send_at)],
+            ['Released at', time(m.release_at ?? m.send_at)],
+          ] as [string, Child][])
+        : []),
       ...meta.map(([k, v]): [string, Child] => [`metadata.${k}`, v]),
     ]),
   );
@@ -317,6 +326,23 @@ function actions(m: MessageStatus, reload: () => void): HTMLElement {
     }
   };
   const controls: Child[] = [];
+  if (m.status === 'scheduled' || m.status === 'queued' || m.status === 'deferred') {
+    controls.push(
+      button(
+        'Cancel',
+        (b) => {
+          if (!confirm('Cancel this message? It will never be sent.')) return;
+          void run(
+            b,
+            'Cancel',
+            () => api(`/v1/messages/${encodeURIComponent(m.id)}`, { method: 'DELETE' }),
+            'messages:recall',
+          );
+        },
+        { 'data-testid': 'cancel' },
+      ),
+    );
+  }
   if (m.status === 'sent') {
     controls.push(
       button(
