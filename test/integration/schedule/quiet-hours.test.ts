@@ -186,5 +186,5 @@ describe('quiet hours and releases', () => {
       ids.slice(0, 100).map(async (id) => (await gw.get(`/v1/messages/${id}`)).body),
     );
     for (const m of sent) expect(Date.parse(m.sent_at)).toBeGreaterThanOrEqual(Date.parse(m.release_at));
-  });
+  }, 120_000);
 });
