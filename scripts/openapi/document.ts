@@ -284,12 +284,14 @@ const RESPONSES: Record<string, Json> = {
       send_at: nullable({
         type: 'string',
         format: 'date-time',
-        description: 'A scheduled message: when it is due (its send_at, or the end of the quiet hours that hold it)',
+        description:
+          'A scheduled message: when it is due (its send_at, or the end of the quiet hours that hold it)',
       }),
       release_at: nullable({
         type: 'string',
         format: 'date-time',
-        description: 'A scheduled message: when it is released to be sent (send_at plus its share of the spread)',
+        description:
+          'A scheduled message: when it is released to be sent (send_at plus its share of the spread)',
       }),
       scheduled_by: nullable({ enum: ['send_at', 'quiet_hours'] }),
       metadata: { type: 'object', additionalProperties: { type: 'string' } },
@@ -671,7 +673,10 @@ export function buildOpenApiDocument(version: string): Json {
           ],
           requestBody: { required: true, ...jsonBody(ref('SendRequest'), SEND_EXAMPLES) },
           responses: {
-            '202': response('Stored and queued, or scheduled for later (send_at, quiet hours)', ref('Accepted')),
+            '202': response(
+              'Stored and queued, or scheduled for later (send_at, quiet hours)',
+              ref('Accepted'),
+            ),
             ...POST_ERRORS,
             '409': errorResponse('Idempotency-Key reused with a different message'),
             ...COMMON_ERRORS,
@@ -712,7 +717,9 @@ export function buildOpenApiDocument(version: string): Json {
           responses: {
             '200': response('Canceled: no copy of it will be sent', ref('Canceled')),
             '404': errorResponse('No such message, or one of an app the key cannot read'),
-            '409': errorResponse('not_cancelable: the message is sending, sent or ended (named in the message)'),
+            '409': errorResponse(
+              'not_cancelable: the message is sending, sent or ended (named in the message)',
+            ),
             ...COMMON_ERRORS,
           },
         },
