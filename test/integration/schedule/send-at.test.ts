@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '#test/helpers/cli-inprocess.js';
 import { type JsonBody, startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
 import {
   HOOKS_TLS,
@@ -106,6 +107,25 @@ describe('scheduled sends', () => {
       headers: { authorization: `Bearer ${gw.key}` },
     });
     expect(again.status).toBe(200);
+  });
+
+  it('schedules with `send --at` and takes it back with `cancel` from the command line', async () => {
+    const env = { WECOM_GATEWAY_URL: gw.stack.apiUrl, WECOM_GATEWAY_KEY: gw.key, NO_COLOR: '1' };
+    const sent = await runInProcess(
+      ['send', '--app', 'ops', '--to', 'cli1', '--text', 'from the CLI', '--at', '+1h'],
+      { env },
+    );
+    expect(sent.code, sent.stderr).toBe(0);
+    const id = sent.stdout.trim();
+    expect(sent.stderr).toContain('scheduled for');
+    expect((await gw.get(`/v1/messages/${id}`)).body.status).toBe('scheduled');
+
+    const canceled = await runInProcess(['cancel', id], { env });
+    expect(canceled.code, canceled.stderr).toBe(0);
+    expect(canceled.stdout).toBe(`${id} canceled\n`);
+    const shown = await runInProcess(['status', id], { env });
+    expect(shown.stdout).toContain('canceled');
+    expect(shown.stdout).toContain('send at');
   });
 
   it('refuses a sent message with 409 naming its status', async () => {
