@@ -78,7 +78,9 @@ export class EventBridgeReleaseTimers implements ReleaseTimers {
   private send(command: CreateScheduleCommand | DeleteScheduleCommand): Promise<unknown> {
     return (this.client.send as (c: unknown, o: unknown) => Promise<unknown>)(command, sendOptions()).catch(
       (err: unknown) => {
-        throw isAwsUnavailable(err) ? new QueueUnavailableError({ cause: err }) : err;
+        // The answers set and clear act on come through as they are; anything that means "not now" is the port's.
+        const answer = err instanceof ConflictException || err instanceof ResourceNotFoundException;
+        throw !answer && isAwsUnavailable(err) ? new QueueUnavailableError({ cause: err }) : err;
       },
     );
   }
