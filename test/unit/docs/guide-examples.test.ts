@@ -10,6 +10,7 @@ const GUIDES = [
   'guides/template-cards.md',
   'guides/wechat-plugin-markdown.md',
   'guides/long-content.md',
+  'guides/scheduling.md',
 ];
 
 interface Example {

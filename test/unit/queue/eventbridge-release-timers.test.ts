@@ -45,7 +45,9 @@ describe('EventBridgeReleaseTimers', () => {
   });
 
   it('takes a schedule that exists already (a retried accept) as set', async () => {
-    scheduler.on(CreateScheduleCommand).rejects(new ConflictException({ message: 'exists', Message: 'exists', $metadata: {} }));
+    scheduler
+      .on(CreateScheduleCommand)
+      .rejects(new ConflictException({ message: 'exists', Message: 'exists', $metadata: {} }));
     await expect(timers().set({ id: 'msg_1', lane: 'high', atMs: Date.now() })).resolves.toBeUndefined();
   });
 
