@@ -46,15 +46,19 @@ export interface BenchGateway {
 export type BenchGatewayOptions = Omit<LocalStackOptions, 'config'> & {
   quota?: Partial<GatewayConfig['apps'][string]['quota']>;
   apps?: string[];
+  /** Last changes to the config before the stack starts (e.g. an app's spread of scheduled releases). */
+  configure?: (config: GatewayConfig) => void;
 };
 
 export async function startBenchGateway(opts: BenchGatewayOptions = {}): Promise<BenchGateway> {
   const devKey = newDevKey();
-  const { quota, apps, ...stackOpts } = opts;
+  const { quota, apps, configure, ...stackOpts } = opts;
+  const config = testConfig(devKey, { ...(quota ? { quota } : {}), ...(apps ? { apps } : {}) });
+  configure?.(config);
   const stack = await startLocalStack({
     port: 0,
     ...stackOpts,
-    config: testConfig(devKey, { ...(quota ? { quota } : {}), ...(apps ? { apps } : {}) }),
+    config,
     simulator: { latencyMs: SIM_LATENCY_MS, ...stackOpts.simulator },
   });
   const api = new ApiClient(stack.apiUrl, devKey.key);
