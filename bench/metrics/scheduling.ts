@@ -29,13 +29,11 @@ async function measure(
   const due = Array.from({ length: N }, (_, i) => sendAtOf(i));
   for (let from = 0; from < N; from += 100) {
     const res = await gw.api.post('/v1/messages/batch', {
-      messages: due
-        .slice(from, from + 100)
-        .map((at, k) =>
-          textMessage(`scheduled ${label} ${from + k}`, member(from + k), {
-            send_at: new Date(at).toISOString(),
-          }),
-        ),
+      messages: due.slice(from, from + 100).map((at, k) =>
+        textMessage(`scheduled ${label} ${from + k}`, member(from + k), {
+          send_at: new Date(at).toISOString(),
+        }),
+      ),
     });
     if (res.status !== 207) throw new Error(`batch answered ${res.status}`);
   }
