@@ -11,7 +11,7 @@ import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
 import { LANES } from '#lib/resources/index.js';
 import { StoreRejectedError } from '#lib/store/index.js';
 import { MessageTooLargeError, RetryLaterError } from './errors.js';
-import { expiresAtOf, type Release, releaseOf, scheduleOf, scheduleView } from './schedule.js';
+import { expiresAtOf, type ReleaseVia, releaseVia, scheduleOf, scheduleView } from './schedule.js';
 import { assertStorable, largestField } from './size.js';
 import type { Accepted, IngestDeps, Principal } from './types.js';
 
@@ -140,7 +140,7 @@ export async function acceptAll(
   const failedIds = new Set<string>(
     records.filter((r, i) => !stored[i] && !refused.has(r.id)).map((r) => r.id),
   );
-  const releases = new Map(records.map((r) => [r.id, r.schedule ? releaseOf(r.schedule, now) : undefined]));
+  const releases = new Map(records.map((r) => [r.id, r.schedule ? releaseVia(r.schedule, now) : undefined]));
   const delayOf = (m: { id: string }) => {
     const release = releases.get(m.id);
     return release?.kind === 'delay' ? release.seconds : 0;
@@ -148,10 +148,12 @@ export async function acceptAll(
   const timed = records.filter((r, i) => stored[i] && releases.get(r.id)?.kind === 'timer');
   await Promise.all([
     ...timed.map((r) =>
-      setTimer(deps, r, releases.get(r.id) as Extract<Release, { kind: 'timer' }>).catch((err: unknown) => {
-        deps.logger.error('could not set the release timer', { err, messageId: r.id });
-        failedIds.add(r.id);
-      }),
+      setTimer(deps, r, releases.get(r.id) as Extract<ReleaseVia, { kind: 'timer' }>).catch(
+        (err: unknown) => {
+          deps.logger.error('could not set the release timer', { err, messageId: r.id });
+          failedIds.add(r.id);
+        },
+      ),
     ),
     ...LANES.map(async (lane) => {
       const laneRecords = records.filter(
@@ -203,7 +205,7 @@ export async function acceptAll(
 async function setTimer(
   deps: IngestDeps,
   r: MessageRecord,
-  release: Extract<Release, { kind: 'timer' }>,
+  release: Extract<ReleaseVia, { kind: 'timer' }>,
 ): Promise<void> {
   if (deps.timers) return deps.timers.set({ id: r.id, lane: r.priority, atMs: release.atMs });
   await deps.queue.enqueue(r.priority, toQueuedMessage(r), MAX_DELAY_SECONDS);

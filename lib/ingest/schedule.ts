@@ -53,9 +53,9 @@ export function scheduleOf(app: AppConfig | undefined, req: MessageRequest, id: 
  * How a scheduled record reaches its lane: with an SQS delay when its release is within SQS's longest delay, else
  * through a release timer that fires {@link RELEASE_TIMERS} `leadSeconds` before it.
  */
-export type Release = { kind: 'delay'; seconds: number } | { kind: 'timer'; atMs: number };
+export type ReleaseVia = { kind: 'delay'; seconds: number } | { kind: 'timer'; atMs: number };
 
-export function releaseOf(schedule: Schedule, nowMs: number): Release {
+export function releaseVia(schedule: Schedule, nowMs: number): ReleaseVia {
   const releaseMs = Date.parse(schedule.releaseAt);
   // Rounded up: an SQS delay never makes a copy visible early; the sender waits out what is left.
   const seconds = Math.max(0, Math.ceil((releaseMs - nowMs) / 1000));
