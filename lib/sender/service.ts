@@ -12,7 +12,6 @@ import {
   segmentOf,
   segmentRequest,
   TERMINAL_STATUSES,
-  UNCLAIMED_SEND_MS,
 } from '#lib/model/index.js';
 import type { Logger } from '#lib/observability/index.js';
 import {
@@ -24,6 +23,7 @@ import {
 } from '#lib/quota/index.js';
 import { type SendResponse, WecomTransportError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
+import { claimToSend, isFirstCopy } from './claim.js';
 import { deadlineOf, pastProtection } from './deadline.js';
 import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from './demand.js';
 import { defer, endAtDeadline, fail, refused, scheduleRetry } from './outcomes.js';
@@ -324,21 +324,6 @@ async function trySend(a: Attempt, recipients: Recipients, demand: QuotaDemand):
   }
 }
 
-/**
- * The fence against a cancel (lib/model `changes.cancel`): right before calling WeCom, the copy holds the claim to
- * send on its record, or it stands down. Claimed once per attempt; a first receive of a copy of generation ≥ 1
- * claimed when it arrived. Only a fresh message's first copy within {@link UNCLAIMED_SEND_MS} of its acceptance goes
- * without: the hot path pays no write, and a cancel waits out that window (lib/ingest `cancelMessage`).
- */
-async function claimToSend(a: Attempt): Promise<boolean> {
-  const { deps, msg, incoming: r } = a;
-  if (a.claim.held) return true;
-  const fresh = msg.generation === 0 && r.receiveCount === 1;
-  if (fresh && nowOf(deps) < Date.parse(msg.createdAt) + UNCLAIMED_SEND_MS) return true;
-  a.claim.held = await deps.messages.claimCopy(msg.id, msg.generation, { redelivery: r.receiveCount > 1 });
-  return a.claim.held;
-}
-
 /** WeCom took the send: a probe ends the app's pause; then it is recorded, or the rest of its members wait. */
 async function delivered(
   a: Attempt,
@@ -362,7 +347,7 @@ async function delivered(
   const rest = restOf(msg, recipients, sent.decision, nowOf(deps));
   if (rest) return sentPart(a, sent, rest);
   if (hasNextSegment(msg)) return nextSegment(a, sent);
-  if (r.receiveCount === 1 && msg.generation === 0 && !msg.part) {
+  if (r.receiveCount === 1 && isFirstCopy(msg) && !msg.part) {
     // First deliveries are recorded together, in one batch write (processBatch).
     firstDeliveries.push({ record: msg, response: sent.response, incoming: r });
     return 'ack';
