@@ -9,6 +9,7 @@ import {
 } from '#lib/model/index.js';
 import { readOwn } from './access.js';
 import { StateConflictError } from './errors.js';
+import { releaseVia } from './schedule.js';
 import type { IngestDeps } from './types.js';
 
 /**
@@ -34,6 +35,10 @@ function refusal(r: MessageRecord, nowMs: number): string | undefined {
   }
   return undefined;
 }
+
+/** Whether acceptance set a release timer (a release beyond SQS's longest delay), so there may be one to remove. */
+const hadTimer = (r: MessageRecord): boolean =>
+  r.schedule !== undefined && releaseVia(r.schedule, Date.parse(r.createdAt)).kind === 'timer';
 
 /**
  * DELETE /v1/messages/{id}: takes back a message that is `scheduled`, `queued` or `deferred` before it is sent
@@ -66,7 +71,7 @@ export async function cancelMessage(
     const why = now2 ? (refusal(now2, now) ?? 'it is sending') : 'it is gone';
     throw new StateConflictError('not_cancelable', `the message cannot be canceled: ${why}`);
   }
-  if (record.schedule && deps.timers) {
+  if (record.schedule && deps.timers && hadTimer(record)) {
     await deps.timers.clear(id).catch((err: unknown) => {
       deps.logger.warn('could not remove the release timer; it will find the message canceled', {
         err,
