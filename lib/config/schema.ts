@@ -193,33 +193,42 @@ const wallClock = v.pipe(
  * One quiet-hours rule (lib/schedule `QuietHoursRule`): messages of a held priority that would go inside the window
  * are scheduled for its end (docs/scheduling.md).
  */
-const QuietHoursRuleSchema = v.strictObject({
-  timeZone: v.pipe(
-    v.string('must be an IANA time zone such as "Asia/Shanghai"'),
-    v.check(isTimeZone, 'must be an IANA time zone such as "Asia/Shanghai"'),
-  ),
-  start: wallClock,
-  end: wallClock,
-  days: v.optional(
-    v.pipe(
-      v.array(v.picklist(WEEKDAYS, `must be one of ${WEEKDAYS.join(', ')}`)),
-      v.minLength(1, 'must list at least one day (leave it out for every day)'),
+const QuietHoursRuleSchema = v.pipe(
+  v.strictObject({
+    timeZone: v.pipe(
+      v.string('must be an IANA time zone such as "Asia/Shanghai"'),
+      v.check(isTimeZone, 'must be an IANA time zone such as "Asia/Shanghai"'),
     ),
-  ),
-  priorities: v.optional(
-    v.pipe(
-      v.array(v.picklist(['high', 'normal'], 'must be high or normal')),
-      v.minLength(1, 'must list at least one priority'),
+    start: wallClock,
+    end: wallClock,
+    days: v.optional(
+      v.pipe(
+        v.array(v.picklist(WEEKDAYS, `must be one of ${WEEKDAYS.join(', ')}`)),
+        v.minLength(1, 'must list at least one day (leave it out for every day)'),
+      ),
     ),
+    priorities: v.optional(
+      v.pipe(
+        v.array(v.picklist(['high', 'normal'], 'must be high or normal')),
+        v.minLength(1, 'must list at least one priority'),
+      ),
+    ),
+    recipients: v.optional(
+      v.strictObject({
+        touser: v.optional(v.array(nonEmpty('userid'))),
+        toparty: v.optional(v.array(nonEmpty('party id'))),
+        totag: v.optional(v.array(nonEmpty('tag id'))),
+      }),
+    ),
+  }),
+  v.forward(
+    v.check(
+      (r) => r.start !== r.end || (r.days !== undefined && r.days.length < 7),
+      'equals start: a 24-hour window on every day would hold messages for ever; name the days it covers',
+    ),
+    ['end'],
   ),
-  recipients: v.optional(
-    v.strictObject({
-      touser: v.optional(v.array(nonEmpty('userid'))),
-      toparty: v.optional(v.array(nonEmpty('party id'))),
-      totag: v.optional(v.array(nonEmpty('tag id'))),
-    }),
-  ),
-});
+);
 
 /** A rule, or several (e.g. one for the whole app and a longer one for some recipients). */
 const QuietHoursSchema = v.union(
