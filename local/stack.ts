@@ -156,6 +156,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       clock,
       target,
       urlOf: (arn) => urlOfArn.get(arn) ?? arn,
+      onError: (err) =>
+        opts.logWrite?.(
+          JSON.stringify({ level: 'warn', message: 'release timer delivery failed', err: String(err) }),
+        ),
     });
     cleanups.push(async () => timers.stop());
     // Moving the gateway's clock moves WeCom's with it, so neither sees the other's windows shifted.
