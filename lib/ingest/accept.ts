@@ -11,7 +11,7 @@ import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
 import { LANES } from '#lib/resources/index.js';
 import { StoreRejectedError } from '#lib/store/index.js';
 import { MessageTooLargeError, RetryLaterError } from './errors.js';
-import { expiresAtOf, type ReleaseVia, releaseVia, scheduleOf, scheduleView } from './schedule.js';
+import { expiresAtOf, releaseVia, scheduleOf, scheduleView } from './schedule.js';
 import { assertStorable, largestField } from './size.js';
 import type { Accepted, IngestDeps, Principal } from './types.js';
 
@@ -145,15 +145,16 @@ export async function acceptAll(
     const release = releases.get(m.id);
     return release?.kind === 'delay' ? release.seconds : 0;
   };
-  const timed = records.filter((r, i) => stored[i] && releases.get(r.id)?.kind === 'timer');
+  const timed = records.flatMap((r, i) => {
+    const via = releases.get(r.id);
+    return stored[i] && via?.kind === 'timer' ? [{ record: r, atMs: via.atMs }] : [];
+  });
   await Promise.all([
-    ...timed.map((r) =>
-      setTimer(deps, r, releases.get(r.id) as Extract<ReleaseVia, { kind: 'timer' }>).catch(
-        (err: unknown) => {
-          deps.logger.error('could not set the release timer', { err, messageId: r.id });
-          failedIds.add(r.id);
-        },
-      ),
+    ...timed.map(({ record, atMs }) =>
+      setTimer(deps, record, atMs).catch((err: unknown) => {
+        deps.logger.error('could not set the release timer', { err, messageId: record.id });
+        failedIds.add(record.id);
+      }),
     ),
     ...LANES.map(async (lane) => {
       const laneRecords = records.filter(
@@ -202,11 +203,7 @@ export async function acceptAll(
  * A release timer for a record scheduled beyond SQS's longest delay. Without timers (a deployment or test that has
  * none) the copy goes to its lane with the longest delay and reaches its release in hops (`notBeforeMs`).
  */
-async function setTimer(
-  deps: IngestDeps,
-  r: MessageRecord,
-  release: Extract<ReleaseVia, { kind: 'timer' }>,
-): Promise<void> {
-  if (deps.timers) return deps.timers.set({ id: r.id, lane: r.priority, atMs: release.atMs });
+async function setTimer(deps: IngestDeps, r: MessageRecord, atMs: number): Promise<void> {
+  if (deps.timers) return deps.timers.set({ id: r.id, lane: r.priority, atMs });
   await deps.queue.enqueue(r.priority, toQueuedMessage(r), MAX_DELAY_SECONDS);
 }
