@@ -54,7 +54,11 @@ describe('apps.<name>.quietHours and schedule', () => {
       'high or normal',
     ],
     [{ schedule: { spreadSeconds: 7200 } }, 'apps.ops.schedule.spreadSeconds', '<= 3600'],
-    [{ quietHours: { timeZone: 'UTC', start: '00:00', end: '00:00' } }, 'apps.ops.quietHours.end', 'for ever'],
+    [
+      { quietHours: { timeZone: 'UTC', start: '00:00', end: '00:00' } },
+      'apps.ops.quietHours.end',
+      'for ever',
+    ],
   ])('refuses %j naming %s', (extra, field, words) => {
     const err = thrown(() => parseConfig(withApp(extra)), ConfigError);
     const issue = err.issues.find((i) => i.field === field);
