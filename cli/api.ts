@@ -13,6 +13,10 @@ export interface MessageStatus {
   created_at?: string;
   updated_at?: string;
   sent_at?: string | null;
+  /** A scheduled message: when it is due, when it is released, and what scheduled it. */
+  send_at?: string | null;
+  release_at?: string | null;
+  scheduled_by?: 'send_at' | 'quiet_hours' | null;
   metadata?: Record<string, string>;
   wecom?: {
     msgid?: string;
@@ -85,6 +89,9 @@ export interface Accepted {
   status: string;
   /** Long content split on request: how many parts. */
   parts?: number;
+  /** Scheduled: when it is due, and when it is released (with its share of the spread). */
+  send_at?: string;
+  release_at?: string;
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -104,6 +111,11 @@ export class GatewayApi {
 
   status(id: string): Promise<MessageStatus> {
     return this.call<MessageStatus>('GET', `/v1/messages/${encodeURIComponent(id)}`);
+  }
+
+  /** DELETE /v1/messages/{id}: takes back a message not yet sent. */
+  cancel(id: string): Promise<{ id: string; status: string }> {
+    return this.call('DELETE', `/v1/messages/${encodeURIComponent(id)}`);
   }
 
   webhooks(id: string): Promise<WebhookDeliveries> {

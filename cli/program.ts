@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import type { CliContext } from './command.js';
 import { registerApps } from './commands/apps.js';
+import { registerCancel } from './commands/cancel.js';
 import { registerConfig } from './commands/config.js';
 import { registerDlq } from './commands/dlq.js';
 import { registerDoctor } from './commands/doctor.js';
@@ -51,6 +52,7 @@ Environment: WECOM_GATEWAY_URL, WECOM_GATEWAY_KEY (API commands); AWS_PROFILE, A
   registerDoctor(program, ctx);
   registerSend(program, ctx);
   registerStatus(program, ctx);
+  registerCancel(program, ctx);
   registerMessages(program, ctx);
   registerApps(program, ctx);
   registerDlq(program, ctx);

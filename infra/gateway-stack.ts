@@ -5,6 +5,7 @@ import {
   FUNCTION_ACCESS,
   NOTIFY_EVENT_SOURCE,
   type QueueId,
+  RELEASE_TIMERS,
   STACK_OUTPUTS,
   senderEventSources,
 } from '#lib/resources/index.js';
@@ -17,6 +18,7 @@ import {
   GatewayQueues,
   GatewayTable,
   Monitoring,
+  ReleaseTimers,
   type WecomReach,
 } from './constructs/index.js';
 import type { GatewayContext } from './context.js';
@@ -90,9 +92,18 @@ export class GatewayStack extends Stack {
       wecom,
     };
 
+    // One-time schedules that release messages scheduled beyond SQS's 15-minute delay (docs/scheduling.md).
+    const timers = new ReleaseTimers(this, 'ReleaseTimers', {
+      stage: ctx.stage,
+      lanes: queues.lanes,
+      deadLetterQueue: queues.byId[RELEASE_TIMERS.deadLetterQueueId],
+      removalPolicy,
+    });
+
     this.ingest = new GatewayFunction(this, 'Ingest', { id: 'ingest', ...common })
       .useTable(table, FUNCTION_ACCESS.ingest.table, FUNCTION_ACCESS.ingest.indexes)
       .useLanes(queues.lanes, FUNCTION_ACCESS.ingest.lanes)
+      .useReleaseTimers(timers, FUNCTION_ACCESS.ingest.timers)
       .useLaneDeadLetters(queues.deadLetterQueues, FUNCTION_ACCESS.ingest.laneDlqs)
       .useNotifyQueues(queues, FUNCTION_ACCESS.ingest.notify)
       .useConfigSecret(config.secret);
@@ -128,6 +139,7 @@ export class GatewayStack extends Stack {
       notify: this.notify.fn,
       notifyQueue: queues.notify,
       notifyDeadLetter: queues.notifyDeadLetter,
+      releaseDeadLetter: queues.byId[RELEASE_TIMERS.deadLetterQueueId],
       api: gatewayApi.api,
       ...(ctx.alarmEmail !== undefined && { alarmEmail: ctx.alarmEmail }),
     });

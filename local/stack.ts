@@ -20,7 +20,10 @@ import {
   DEFAULT_SENDER_CONCURRENCY,
   deadLetterQueueOf,
   FUNCTIONS,
+  type QueueId,
+  RELEASE_TIMERS,
   ROUTES,
+  releaseTimerTarget,
   senderEventSources,
   WEB_ROUTES,
 } from '#lib/resources/index.js';
@@ -35,6 +38,7 @@ import {
 import { buildWebApp } from '#lib/web/build.js';
 import { CONSOLE_APP, readOpenApi } from '#lib/web/index.js';
 import { type ApiServer, startApiServer } from './api-server.js';
+import { LocalClock } from './clock.js';
 import {
   type DynamoEmulator,
   type DynamoEngine,
@@ -44,10 +48,14 @@ import {
 } from './emulators.js';
 import { notifyPollerOptions, type Poller, senderPollerOptions, startPoller } from './poller.js';
 import { type ProvisionedResources, provision } from './provision.js';
+import { LocalReleaseTimers } from './release-timers.js';
 import { type RequestCounter, startRequestCounter } from './request-counter.js';
 import { type SimulatorOptions, startWecomSimulator, type WecomSimulator } from './wecom-sim/index.js';
 
 export { LOCAL_REGION } from './region.js';
+
+/** The role the emulated scheduler "assumes": a placeholder ARN of the right shape (nothing checks it offline). */
+const LOCAL_SCHEDULER_ROLE_ARN = 'arn:aws:iam::000000000000:role/wecom-gateway-local-scheduler';
 
 import { LOCAL_REGION } from './region.js';
 
@@ -95,6 +103,10 @@ export interface LocalStack {
   readonly sqs: SQSClient;
   readonly dynamo: DynamoDBClient;
   readonly pollers: readonly Poller[];
+  /** The functions' clock: `clock.advance(ms)` brings scheduled messages' time closer (and WeCom's clock with it). */
+  readonly clock: LocalClock;
+  /** The release timers' emulation (EventBridge Scheduler's one-time schedules). */
+  readonly timers: LocalReleaseTimers;
   /**
    * Fault injection: the emulator goes down (listener closed, connections reset), stays down for `downMs` and
    * comes back on the same endpoint with its data — an AWS endpoint restarting under the running gateway.
@@ -127,6 +139,32 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const simulator = opts.wecomApiBase ? undefined : await startSimulator(opts, host, config, cleanups);
     const wecomApiBase = opts.wecomApiBase ?? (simulator as WecomSimulator).url;
 
+    const clock = new LocalClock();
+    const target = releaseTimerTarget('local', {
+      roleArn: LOCAL_SCHEDULER_ROLE_ARN,
+      laneArns: { high: resources.queueArns.high, normal: resources.queueArns.normal },
+      deadLetterArn: resources.queueArns[RELEASE_TIMERS.deadLetterQueueId],
+    });
+    const urlOfArn = new Map(
+      (Object.keys(resources.queueArns) as QueueId[]).map((id) => [
+        resources.queueArns[id],
+        resources.queueUrls[id],
+      ]),
+    );
+    const timers = new LocalReleaseTimers({
+      sqs,
+      clock,
+      target,
+      urlOf: (arn) => urlOfArn.get(arn) ?? arn,
+      onError: (err) =>
+        opts.logWrite?.(
+          JSON.stringify({ level: 'warn', message: 'release timer delivery failed', err: String(err) }),
+        ),
+    });
+    cleanups.push(async () => timers.stop());
+    // Moving the gateway's clock moves WeCom's with it, so neither sees the other's windows shifted.
+    clock.onAdvance(() => simulator?.setClockOffset(clock.offset));
+
     const env: GatewayEnv = {
       tableName: resources.tableName,
       queueUrls: { high: resources.queueUrls.high, normal: resources.queueUrls.normal },
@@ -141,11 +179,14 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       logLevel: 'info',
       stage: 'local',
       region: LOCAL_REGION,
+      releaseTimers: target,
     };
     // No `config` here: every container reads GATEWAY_CONFIG itself and re-reads it with a bounded age, as the
     // functions re-read the secret in AWS, so an edited file takes effect without a restart.
     const runtime: RuntimeOptions = {
       logWrite: opts.logWrite ?? (() => undefined),
+      now: clock.now,
+      timers,
       ...opts.runtime,
       env,
     };
@@ -173,6 +214,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       sqs,
       dynamo: dynamoClient,
       pollers,
+      clock,
+      timers,
       restartEmulator: (which, downMs) => (which === 'sqs' ? sqsEmu : dynamo).restart(downMs),
       stop,
     };

@@ -48,19 +48,23 @@ export type BenchGatewayOptions = Omit<LocalStackOptions, 'config'> & {
   apps?: string[];
   /** Group robots by name (local/harness `testConfig`). */
   robots?: string[];
+  /** Last changes to the config before the stack starts (e.g. an app's spread of scheduled releases). */
+  configure?: (config: GatewayConfig) => void;
 };
 
 export async function startBenchGateway(opts: BenchGatewayOptions = {}): Promise<BenchGateway> {
   const devKey = newDevKey();
-  const { quota, apps, robots, ...stackOpts } = opts;
+  const { quota, apps, robots, configure, ...stackOpts } = opts;
+  const config = testConfig(devKey, {
+    ...(quota ? { quota } : {}),
+    ...(apps ? { apps } : {}),
+    ...(robots ? { robots } : {}),
+  });
+  configure?.(config);
   const stack = await startLocalStack({
     port: 0,
     ...stackOpts,
-    config: testConfig(devKey, {
-      ...(quota ? { quota } : {}),
-      ...(apps ? { apps } : {}),
-      ...(robots ? { robots } : {}),
-    }),
+    config,
     simulator: { latencyMs: SIM_LATENCY_MS, ...stackOpts.simulator },
   });
   const api = new ApiClient(stack.apiUrl, devKey.key);

@@ -10,6 +10,7 @@ import { ingestThroughput } from './ingest-throughput.js';
 import { isolated } from './isolated.js';
 import { peakRss } from './peak-rss.js';
 import { quotaUtilisation } from './quota.js';
+import { scheduling } from './scheduling.js';
 import { senderThroughput } from './sender-throughput.js';
 import { tokenStorm } from './token-storm.js';
 import { wrongSecret } from './wrong-secret.js';
@@ -25,6 +26,7 @@ export const METRICS: readonly Metric[] = [
   senderThroughput,
   isolated,
   e2eLatency,
+  scheduling,
   callbackBurst,
   callbackIsolated,
   coldInit,

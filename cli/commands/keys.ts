@@ -160,7 +160,7 @@ export function registerKeys(program: Command, ctx: CliContext): void {
     .option('-n, --name <name>', 'name of the key in the config and in logs (default: <apps>-<date>)')
     .option(
       '-s, --scopes <scopes>',
-      'messages:write, messages:read, messages:recall, admin (the DLQ routes); repeat or comma-separate (default: all but admin)',
+      'messages:write, messages:read, messages:recall (recall and cancel), quiet-hours:bypass, admin (the DLQ routes); repeat or comma-separate (default: the first three)',
       list,
     )
     .option('-f, --file <path>', 'add the entry to this config file (atomically) instead of printing it')

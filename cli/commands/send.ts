@@ -21,6 +21,8 @@ interface SendOpts {
   var?: Record<string, string>;
   priority?: 'high' | 'normal';
   split?: boolean;
+  at?: string;
+  quietHours?: boolean;
   idempotencyKey?: string;
   url?: string;
   key?: string;
@@ -35,6 +37,19 @@ const variable = (value: string, previous: Record<string, string> = {}): Record<
   if (at <= 0) throw new UsageError(`--var ${value}: write it as name=value`);
   return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
 };
+
+const AHEAD = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * `--at`: an RFC 3339 time with its offset, passed on as written (the gateway checks it and names `send_at` in its
+ * 400), or `+15m` / `+2h` / `+1d` from now.
+ */
+export function atOption(now: () => number = Date.now): (value: string) => string {
+  return (value) => {
+    const m = /^\+(\d{1,6})([smhd])$/.exec(value.trim());
+    return m ? new Date(now() + Number(m[1]) * AHEAD[m[2] as keyof typeof AHEAD]).toISOString() : value;
+  };
+}
 
 /** `--to a,b --to c` and WeCom's own `a|b` syntax both collect into one list. */
 const recipients = (value: string, previous: string[] = []): string[] => [
@@ -109,6 +124,8 @@ export async function buildMessage(ctx: CliContext, opts: SendOpts): Promise<Rec
   if (opts.tag) body.totag = opts.tag;
   if (opts.priority) body.priority = opts.priority;
   if (opts.split !== undefined) body.split = opts.split;
+  if (opts.at !== undefined) body.send_at = opts.at;
+  if (opts.quietHours === false) body.quiet_hours = false;
 
   if (typeof body.robot === 'string') {
     // A robot posts to its own group chat: recipients are for apps, and the gateway would name them in a 400.
@@ -134,8 +151,13 @@ async function send(run: Run, opts: SendOpts): Promise<void> {
     if (out.json) out.data(accepted);
     else out.raw(accepted.id);
     const parts = accepted.parts ? ` in ${accepted.parts} parts` : '';
+    const when = accepted.release_at ? ` for ${accepted.release_at}` : '';
+    const cancel =
+      accepted.status === 'scheduled' ? ` · take it back with: wecom-gateway cancel ${accepted.id}` : '';
     out.note(
-      out.ce.dim(`${accepted.status}${parts} · follow it with: wecom-gateway status ${accepted.id} --watch`),
+      out.ce.dim(
+        `${accepted.status}${when}${parts} · follow it with: wecom-gateway status ${accepted.id} --watch${cancel}`,
+      ),
     );
     return;
   }
@@ -174,6 +196,15 @@ export function registerSend(program: Command, ctx: CliContext): void {
     .option('--split', 'text or markdown over 2,048 bytes goes out as ordered parts (1/n) instead of a 400')
     .option('--no-split', "refuse over-long content even where the app's config splits it")
     .option(
+      '--at <time>',
+      'send at this time: RFC 3339 with an offset (2026-12-07T09:00:00+08:00) or +15m, +2h, +1d (up to 30 days)',
+      atOption(),
+    )
+    .option(
+      '--no-quiet-hours',
+      "send now even inside the app's quiet hours (the key needs quiet-hours:bypass)",
+    )
+    .option(
       '--idempotency-key <key>',
       'Idempotency-Key header: a retried send with the same key is not sent twice',
     )
@@ -189,7 +220,9 @@ Examples:
   $ wecom-gateway send --app ops --to zhangsan,lisi --markdown "**disk** 91%" --priority high --wait
   $ wecom-gateway send --file card.json --to zhangsan
   $ wecom-gateway send --app ops --to zhangsan --template deploy_done --var service=api --var env=prod
-  $ wecom-gateway send --robot oncall --markdown '**db-1** disk <font color="warning">91%</font>'`,
+  $ wecom-gateway send --robot oncall --markdown '**db-1** disk <font color="warning">91%</font>'
+  $ wecom-gateway send --app ops --party 2 --text "stand-up in 15 minutes" --at 2026-12-07T09:45:00+08:00
+  $ wecom-gateway send --app ops --to zhangsan --text "reminder" --at +2h`,
     )
     .action(action(ctx, send));
 }

@@ -18,7 +18,7 @@ export const paint = (c: Colors, status: string): string =>
     ? c.green(status)
     : status === 'failed' || status === 'dead' || status === 'expired'
       ? c.red(status)
-      : status === 'deferred'
+      : status === 'deferred' || status === 'scheduled'
         ? c.yellow(status)
         : c.cyan(status);
 
@@ -40,6 +40,10 @@ export function printStatus(out: Output, s: MessageStatus): void {
   ].filter(Boolean);
   if (facts.length) out.line(`  ${facts.join(' · ')}`);
   out.line(`  created  ${time(s.created_at)}`);
+  if (s.send_at) {
+    const by = s.scheduled_by === 'quiet_hours' ? ' (held by quiet hours)' : '';
+    out.line(`  send at  ${time(s.send_at)}${by}, released ${time(s.release_at ?? s.send_at)}`);
+  }
   if (s.sent_at) out.line(`  sent     ${time(s.sent_at)}`);
   if (s.wecom) {
     const unreached = (['invaliduser', 'invalidparty', 'invalidtag', 'unlicenseduser'] as const)

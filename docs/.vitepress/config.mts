@@ -76,6 +76,7 @@ export default withMermaid(
             { text: 'Config reload', link: '/concepts/config-reload' },
             { text: 'How delivery works', link: '/concepts/delivery' },
             { text: 'The quota engine', link: '/quota' },
+            { text: 'Scheduling', link: '/scheduling' },
           ],
         },
         {
@@ -88,6 +89,7 @@ export default withMermaid(
             { text: 'Idempotency and retries', link: '/guides/idempotency' },
             { text: 'Templates', link: '/templates' },
             { text: 'Long content', link: '/guides/long-content' },
+            { text: 'Scheduled sends and quiet hours', link: '/guides/scheduling' },
             { text: 'Template cards and callbacks', link: '/guides/template-cards' },
             { text: 'Verifying webhooks', link: '/guides/verifying-webhooks' },
             { text: 'Markdown in the WeChat plugin', link: '/guides/wechat-plugin-markdown' },

@@ -16,6 +16,7 @@ import type { ApiKeyConfig, ConfigSource, GatewayConfig } from '#lib/config/inde
 import { type HttpResponse, json, RouteNotFoundError, toErrorBody } from '#lib/http/index.js';
 import {
   type Authenticator,
+  cancelMessage,
   checkReach,
   createAuthenticator,
   getAppState,
@@ -82,6 +83,8 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
     json(200, await listMessages(deps, apiKey, event.queryStringParameters ?? {})),
   getMessage: async (deps, event, apiKey) =>
     json(200, await getMessage(deps, apiKey, event.pathParameters?.id ?? '')),
+  cancelMessage: async (deps, event, apiKey) =>
+    json(200, await cancelMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   recallMessage: async (deps, event, apiKey) =>
     json(200, await recallMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   listWebhookDeliveries: async (deps, event, apiKey) =>

@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -11,6 +11,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { callsWecom, ENV, FUNCTIONS, type IndexName, type LaneName } from '#lib/resources/index.js';
 import { bundlingFor, HOUSE_RUNTIME, REPO_ROOT } from './bundling.js';
+import type { ReleaseTimers } from './release-timers.js';
 
 export type FunctionId = keyof typeof FUNCTIONS;
 
@@ -262,6 +263,37 @@ export class GatewayFunction extends Construct {
       }),
     );
     for (const { lane, queue } of deadLetters) this.fn.addEnvironment(LANE_DLQ_URL_ENV[lane], queue.queueUrl);
+    return this;
+  }
+
+  /**
+   * Lets the function set and remove release timers (lib/queue `EventBridgeReleaseTimers`): CreateSchedule and
+   * DeleteSchedule on the schedules of the stage's group only, and PassRole of the scheduler's execution role to
+   * EventBridge Scheduler only; hands over the timers' settings (`RELEASE_TIMERS`).
+   */
+  useReleaseTimers(timers: ReleaseTimers, actions: readonly ('CreateSchedule' | 'DeleteSchedule')[]): this {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: actions.map((a) => `scheduler:${a}`),
+        resources: [timers.schedulesArn()],
+      }),
+    );
+    if (actions.includes('CreateSchedule')) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['iam:PassRole'],
+          resources: [timers.role.roleArn],
+          conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+        }),
+      );
+    }
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${timers.target.groupName}/*]`,
+      reason:
+        'One schedule per scheduled message, named after it at run time: the grant covers the schedules of the ' +
+        "stage's own group and no other (test/infra/release-timers.test.ts).",
+    });
+    this.fn.addEnvironment(ENV.releaseTimers, Stack.of(this).toJsonString(timers.target));
     return this;
   }
 

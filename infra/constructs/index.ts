@@ -20,3 +20,4 @@ export {
 export { assertLaneVisibility, GatewayQueues, MIN_VISIBILITY_TO_TIMEOUT_RATIO } from './gateway-queues.js';
 export { GatewayTable } from './gateway-table.js';
 export { LANE_AGE_ALARM_SECONDS, Monitoring } from './monitoring.js';
+export { ReleaseTimers, type ReleaseTimersProps } from './release-timers.js';

@@ -52,6 +52,8 @@ export interface MonitoringProps {
   readonly notify: IFunction;
   readonly notifyQueue: IQueue;
   readonly notifyDeadLetter: IQueue;
+  /** Release notices of scheduled messages EventBridge Scheduler could not deliver (lib/resources `RELEASE_TIMERS`). */
+  readonly releaseDeadLetter: IQueue;
   readonly api: HttpApi;
   /** When set, the alarm topic has an email subscription for this address. */
   readonly alarmEmail?: string;
@@ -147,6 +149,26 @@ export class Monitoring extends Construct {
         `The oldest ${lane} message waited over ${LANE_AGE_ALARM_SECONDS[lane]} s: the sender is stuck or starved.`,
       );
     }
+    this.alarm(
+      'release-dlq',
+      props.releaseDeadLetter.metricApproximateNumberOfMessagesVisible({
+        period: ONE_MINUTE,
+        statistic: Stats.MAXIMUM,
+      }),
+      0,
+      'EventBridge Scheduler could not put the release notice of a scheduled message in its lane for a day: the ' +
+        'message stays scheduled. Fix the cause (the scheduler role, a deleted queue), then move the notices back to ' +
+        'the normal lane (aws sqs start-message-move-task): the sender releases each one still scheduled.',
+    );
+    this.alarm(
+      'release-dlq-age',
+      props.releaseDeadLetter.metricApproximateAgeOfOldestMessage({
+        period: FIVE_MINUTES,
+        statistic: Stats.MAXIMUM,
+      }),
+      DLQ_AGE_ALARM_SECONDS,
+      `A release notice has waited in the release timers' DLQ for over ${DLQ_AGE_ALARM_SECONDS / 86_400} days. SQS deletes it 14 days after it was first queued: move it back to the normal lane before then.`,
+    );
     this.alarm(
       'notify-dlq',
       props.notifyDeadLetter.metricApproximateNumberOfMessagesVisible({

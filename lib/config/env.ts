@@ -1,4 +1,4 @@
-import { DEFAULT_WECOM_API_BASE, ENV } from '#lib/resources/index.js';
+import { DEFAULT_WECOM_API_BASE, ENV, type ReleaseTimerTarget } from '#lib/resources/index.js';
 import { MissingEnvError } from './errors.js';
 
 /** What every function reads from its environment. This file is the only module that touches `process.env`. */
@@ -22,6 +22,8 @@ export interface GatewayEnv extends FunctionEnv {
   readonly queueUrls: { readonly high: string; readonly normal: string };
   /** The lanes' dead-letter queues, when the function was given both (ingest: `/v1/dlq`). */
   readonly deadLetterQueueUrls?: { readonly high: string; readonly normal: string };
+  /** Where release timers send (ingest sets them for messages scheduled beyond SQS's 15-minute delay). */
+  readonly releaseTimers?: ReleaseTimerTarget;
 }
 
 const required = (env: NodeJS.ProcessEnv, name: string): string => {
@@ -56,11 +58,24 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): GatewayEnv {
   // Both or neither: a function given one lane's DLQ would list and redrive only half of the dead messages.
   if (Boolean(dlqHigh) !== Boolean(dlqNormal))
     throw new MissingEnvError(dlqHigh ? ENV.dlqUrlNormal : ENV.dlqUrlHigh);
+  const timers = env[ENV.releaseTimers];
   return {
     ...common,
     queueUrls: { high: required(env, ENV.queueUrlHigh), normal: required(env, ENV.queueUrlNormal) },
     ...(dlqHigh && dlqNormal ? { deadLetterQueueUrls: { high: dlqHigh, normal: dlqNormal } } : {}),
+    ...(timers ? { releaseTimers: parseReleaseTimers(timers) } : {}),
   };
+}
+
+/** The release timers' settings, as infra writes them (JSON); a value that is not fails the cold start by name. */
+function parseReleaseTimers(text: string): ReleaseTimerTarget {
+  try {
+    const t = JSON.parse(text) as ReleaseTimerTarget;
+    if (typeof t.groupName === 'string' && typeof t.roleArn === 'string' && t.laneArns && t.retry) return t;
+  } catch {
+    // Reported below.
+  }
+  throw new MissingEnvError(`${ENV.releaseTimers} (JSON of the release timers' target)`);
 }
 
 /** A value the function cannot run without (e.g. the notify queue URL for the notify function). */

@@ -141,6 +141,18 @@ export const HookSchema = v.pipe(
     ),
     /** Fixed priority; without it the source decides (alert severity critical → high) and rules may raise it. */
     priority: v.optional(priority),
+    /**
+     * Deliveries are sent this many seconds after they arrive (`send_at`, docs/scheduling.md): a digest's quiet
+     * minute, or time for a resolved alert to cancel its firing one. Absent: sent at once.
+     */
+    delaySeconds: v.optional(
+      v.pipe(
+        v.number('must be a number'),
+        v.integer('must be an integer'),
+        v.minValue(1, 'must be >= 1 (leave it out to send at once)'),
+        v.maxValue(30 * 86_400, 'must be <= 2592000 (30 days, the furthest a message may be scheduled)'),
+      ),
+    ),
     secret: v.optional(nonEmpty),
     /** SHA-256 (hex) of the token in the hook URL, like API keys. */
     tokenSha256: SHA256_HEX,

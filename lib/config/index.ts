@@ -19,6 +19,7 @@ export {
   type HookSource,
   type PushKeyConfig,
   QUOTA_DEFAULTS,
+  type QuietHoursConfig,
   type QuotaConfig,
   type RecipientsConfig,
   type RobotConfig,

@@ -11,11 +11,24 @@ import { type GatewayConfig, GatewayConfigSchema } from './schema.js';
 export function parseConfig(input: unknown, source = 'config'): GatewayConfig {
   const result = v.safeParse(GatewayConfigSchema, input);
   if (result.success) return result.output;
-  const issues = result.issues.map((issue) =>
-    plainIssue(GatewayConfigSchema, issue, v.getDotPath(issue) ?? '(root)'),
-  );
+  const issues = result.issues
+    .flatMap(withinUnion)
+    .map((issue) => plainIssue(GatewayConfigSchema, issue, v.getDotPath(issue) ?? '(root)'));
   const lines = issues.map((i) => `  ${i.field}: ${i.message}`).join('\n');
   throw new ConfigError(`invalid ${source}:\n${lines}`, issues);
+}
+
+/**
+ * A union (a rule or a list of rules) that fails reports "neither"; the mistakes inside the option the value has the
+ * shape of name their own fields instead. Options of another shape fail at the union's own path: those are dropped.
+ */
+function withinUnion(issue: v.BaseIssue<unknown>): v.BaseIssue<unknown>[] {
+  if (issue.type !== 'union' || !issue.issues?.length) return [issue];
+  // An option's issues carry paths from the union down: prefix the union's own.
+  const inner = issue.issues
+    .filter((i) => (i.path?.length ?? 0) > 0)
+    .map((i) => ({ ...i, path: [...(issue.path ?? []), ...(i.path ?? [])] }) as v.BaseIssue<unknown>);
+  return inner.length > 0 ? inner.flatMap(withinUnion) : [issue];
 }
 
 /** Parses JSON text then validates it; JSON syntax errors become ConfigErrors too. */

@@ -1,4 +1,8 @@
 import * as v from 'valibot';
+// Deep imports: the schedule index is small, but the config must not pull anything that imports lib/config back.
+import { minutesOf, WEEKDAYS } from '#lib/schedule/quiet-hours.js';
+import { DEFAULT_SPREAD_SECONDS } from '#lib/schedule/spread.js';
+import { isTimeZone } from '#lib/schedule/zoned.js';
 import { DeliverySchema, WebhookSchema } from './delivery-schema.js';
 import { HooksSchema, hooksCrossReferences, PushKeySchema } from './hooks-schema.js';
 import { RobotsSchema } from './robots-schema.js';
@@ -72,6 +76,75 @@ const BroadcastSchema = v.strictObject({
   ),
 });
 
+const wallClock = v.pipe(
+  v.string('must be a string like "22:00"'),
+  v.check((c) => minutesOf(c) !== undefined, 'must be a time of day HH:MM, 00:00-23:59'),
+);
+
+/**
+ * One quiet-hours rule (lib/schedule `QuietHoursRule`): messages of a held priority that would go inside the window
+ * are scheduled for its end (docs/scheduling.md).
+ */
+const QuietHoursRuleSchema = v.pipe(
+  v.strictObject({
+    timeZone: v.pipe(
+      v.string('must be an IANA time zone such as "Asia/Shanghai"'),
+      v.check(isTimeZone, 'must be an IANA time zone such as "Asia/Shanghai"'),
+    ),
+    start: wallClock,
+    end: wallClock,
+    days: v.optional(
+      v.pipe(
+        v.array(v.picklist(WEEKDAYS, `must be one of ${WEEKDAYS.join(', ')}`)),
+        v.minLength(1, 'must list at least one day (leave it out for every day)'),
+      ),
+    ),
+    priorities: v.optional(
+      v.pipe(
+        v.array(v.picklist(['high', 'normal'], 'must be high or normal')),
+        v.minLength(1, 'must list at least one priority'),
+      ),
+    ),
+    recipients: v.optional(
+      v.strictObject({
+        touser: v.optional(v.array(nonEmpty('userid'))),
+        toparty: v.optional(v.array(nonEmpty('party id'))),
+        totag: v.optional(v.array(nonEmpty('tag id'))),
+      }),
+    ),
+  }),
+  v.forward(
+    v.check(
+      (r) => r.start !== r.end || (r.days !== undefined && r.days.length < 7),
+      'equals start: a 24-hour window on every day would hold messages for ever; name the days it covers',
+    ),
+    ['end'],
+  ),
+);
+
+/** A rule, or several (e.g. one for the whole app and a longer one for some recipients). */
+const QuietHoursSchema = v.union(
+  [
+    QuietHoursRuleSchema,
+    v.pipe(v.array(QuietHoursRuleSchema), v.minLength(1, 'must hold at least one rule')),
+  ],
+  'must be a rule {"timeZone","start","end",…} or an array of rules',
+);
+
+/** How scheduled messages of the app are released (docs/scheduling.md, "Spread"). */
+const ScheduleSchema = v.strictObject({
+  /** Messages due at one instant are released over this many seconds after it (0: exactly at their time). */
+  spreadSeconds: v.optional(
+    v.pipe(
+      v.number('must be a number'),
+      v.integer('must be an integer'),
+      v.minValue(0, 'must be >= 0'),
+      v.maxValue(3_600, 'must be <= 3600'),
+    ),
+    DEFAULT_SPREAD_SECONDS,
+  ),
+});
+
 const AppSchema = v.strictObject({
   corpId: nonEmpty('corpId'),
   agentId: v.pipe(
@@ -111,6 +184,13 @@ const AppSchema = v.strictObject({
    * (docs/guides/long-content.md). Absent: only messages that say `"split": true` are split.
    */
   split: v.optional(v.boolean('must be true or false')),
+  /**
+   * Quiet hours: a message of a held priority (default `normal`) that would go inside a window is scheduled for
+   * its end instead (docs/scheduling.md). Absent: no quiet hours.
+   */
+  quietHours: v.optional(QuietHoursSchema),
+  /** Scheduled sends: the spread of releases. Absent: `spreadSeconds` 180. */
+  schedule: v.optional(ScheduleSchema),
   /** The most parts one split message may become (default 10): each part is a send to every recipient. */
   splitMaxParts: v.optional(
     v.pipe(
@@ -125,7 +205,13 @@ const AppSchema = v.strictObject({
 const APP_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** What an API key may do; each route names the one it needs (lib/resources `ROUTES`). */
-export const API_KEY_SCOPES = ['messages:write', 'messages:read', 'messages:recall', 'admin'] as const;
+export const API_KEY_SCOPES = [
+  'messages:write',
+  'messages:read',
+  'messages:recall',
+  'quiet-hours:bypass',
+  'admin',
+] as const;
 
 const ApiKeySchema = v.strictObject({
   name: nonEmpty('name'),
@@ -139,6 +225,8 @@ const ApiKeySchema = v.strictObject({
   /** The group robots (`robots`) the key may send through and read the messages of. */
   robots: v.optional(v.array(nonEmpty('robot name'))),
   // `admin` (the DLQ over HTTP) only when listed: the default is what a sending or reading client needs.
+  // `messages:recall` also cancels (takes back a message not yet sent); `quiet-hours:bypass` lets a message opt out
+  // of its app's quiet hours (`quiet_hours: false`), never granted by default.
   scopes: v.optional(v.array(v.picklist(API_KEY_SCOPES)), [
     'messages:write',
     'messages:read',
@@ -204,6 +292,7 @@ export type QuotaConfig = AppConfig['quota'];
 export type DeliveryConfig = AppConfig['delivery'];
 export type WebhookConfig = NonNullable<AppConfig['webhook']>;
 export type BroadcastConfig = NonNullable<AppConfig['broadcast']>;
+export type QuietHoursConfig = NonNullable<AppConfig['quietHours']>;
 export type ApiKeyConfig = GatewayConfig['apiKeys'][number];
 export type { HookConfig, HookRule, HookSource, PushKeyConfig, RecipientsConfig } from './hooks-schema.js';
 export type { RobotConfig, RobotQuotaConfig } from './robots-schema.js';

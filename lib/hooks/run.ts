@@ -166,6 +166,10 @@ export function handleHook(
     ...channel,
     ...message(hook, result, payload, robot),
     priority: route.priority ?? hook.priority ?? result.priority ?? 'normal',
+    // A per-hook delay is a send_at like a client's (docs/scheduling.md).
+    ...(hook.delaySeconds !== undefined
+      ? { send_at: new Date(input.receivedAt.getTime() + hook.delaySeconds * 1000).toISOString() }
+      : {}),
     metadata: {
       hook: hookName,
       source: hook.source,

@@ -60,6 +60,7 @@ const STATUS_OF_CODE = {
   not_found: 404,
   idempotency_conflict: 409,
   not_recallable: 409,
+  not_cancelable: 409,
   recall_window_passed: 409,
   app_not_configured: 409,
   wecom_recall_failed: 409,

@@ -7,9 +7,11 @@ import {
   toQueuedMessage,
   type WithdrawReason,
 } from '#lib/model/index.js';
+import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
 import { LANES } from '#lib/resources/index.js';
 import { StoreRejectedError } from '#lib/store/index.js';
 import { MessageTooLargeError, RetryLaterError } from './errors.js';
+import { expiresAtOf, releaseVia, scheduleOf, scheduleView } from './schedule.js';
 import { assertStorable, largestField } from './size.js';
 import type { Accepted, IngestDeps, Principal } from './types.js';
 
@@ -99,31 +101,34 @@ export async function acceptAll(
 ): Promise<(Accepted | Error)[]> {
   const now = (deps.now ?? Date.now)();
   const createdAt = new Date(now).toISOString();
-  const expiresAt = Math.floor(now / 1000) + deps.config.retentionDays * 86_400;
-  const records = items.map(({ id, req }) =>
-    req.robot !== undefined
-      ? // A robot has no duplicate check and no card callbacks: its request is stored as validated.
-        newRecord({
-          robot: req.robot,
-          id,
-          priority: req.priority,
-          request: req,
-          apiKey: principal.name,
-          createdAt,
-          expiresAt,
-        })
-      : newRecord({
-          app: req.app,
-          id,
-          priority: req.priority,
-          // A card that calls back gets its task_id now (after any Idempotency-Key hash, which is of the client's body).
-          request: withTaskId(req, id),
-          apiKey: principal.name,
-          createdAt,
-          expiresAt,
-          duplicateCheckSeconds: duplicateCheckSecondsFor(req, deps.config.apps[req.app]),
-        }),
-  );
+  const records = items.map(({ id, req }) => {
+    if (req.robot !== undefined) {
+      // A robot has no duplicate check, no card callbacks and no quiet hours: its request is stored as validated.
+      return newRecord({
+        robot: req.robot,
+        id,
+        priority: req.priority,
+        request: req,
+        apiKey: principal.name,
+        createdAt,
+        expiresAt: expiresAtOf(undefined, now, deps.config.retentionDays),
+      });
+    }
+    const app = deps.config.apps[req.app];
+    const schedule = scheduleOf(app, req, id, now);
+    return newRecord({
+      id,
+      app: req.app,
+      priority: req.priority,
+      // A card that calls back gets its task_id now (after any Idempotency-Key hash, which is of the client's body).
+      request: withTaskId(req, id),
+      apiKey: principal.name,
+      createdAt,
+      expiresAt: expiresAtOf(schedule, now, deps.config.retentionDays),
+      duplicateCheckSeconds: duplicateCheckSecondsFor(req, app),
+      ...(schedule ? { schedule } : {}),
+    });
+  });
   // 0. Too large to store or queue: 413 naming the field, before anything is written.
   const refused = new Map<string, Error>();
   for (const r of records) {
@@ -142,28 +147,46 @@ export async function acceptAll(
     if (o !== true && o !== false && o !== undefined) refused.set(r.id, o);
   });
   const stored = records.map((r) => outcomes[storable.indexOf(r)] === true);
-  // 2. Enqueue, per lane: a single message with SendMessage, a batch with SendMessageBatch (≤ 10 per request).
+  // 2. Enqueue, per lane: a single message with SendMessage, a batch with SendMessageBatch (≤ 10 per request); a
+  // scheduled one with the SQS delay to its release, or a release timer when that is beyond SQS's 15 minutes.
   const failedIds = new Set<string>(
     records.filter((r, i) => !stored[i] && !refused.has(r.id)).map((r) => r.id),
   );
-  await Promise.all(
-    LANES.map(async (lane) => {
-      const laneRecords = records.filter((r, i) => stored[i] && r.priority === lane);
+  const releases = new Map(records.map((r) => [r.id, r.schedule ? releaseVia(r.schedule, now) : undefined]));
+  const delayOf = (m: { id: string }) => {
+    const release = releases.get(m.id);
+    return release?.kind === 'delay' ? release.seconds : 0;
+  };
+  const timed = records.flatMap((r, i) => {
+    const via = releases.get(r.id);
+    return stored[i] && via?.kind === 'timer' ? [{ record: r, atMs: via.atMs }] : [];
+  });
+  await Promise.all([
+    ...timed.map(({ record, atMs }) =>
+      setTimer(deps, record, atMs).catch((err: unknown) => {
+        deps.logger.error('could not set the release timer', { err, messageId: record.id });
+        failedIds.add(record.id);
+      }),
+    ),
+    ...LANES.map(async (lane) => {
+      const laneRecords = records.filter(
+        (r, i) => stored[i] && r.priority === lane && releases.get(r.id)?.kind !== 'timer',
+      );
       if (laneRecords.length === 0) return;
       if (mode === 'single') {
         const only = laneRecords[0] as MessageRecord;
-        await deps.queue.enqueue(lane, toQueuedMessage(only)).catch((err: unknown) => {
+        await deps.queue.enqueue(lane, toQueuedMessage(only), delayOf(only)).catch((err: unknown) => {
           deps.logger.error('enqueue failed', { err, messageId: only.id });
           failedIds.add(only.id);
         });
       } else {
-        for (const id of await deps.queue.enqueueBatch(lane, laneRecords.map(toQueuedMessage))) {
+        for (const id of await deps.queue.enqueueBatch(lane, laneRecords.map(toQueuedMessage), delayOf)) {
           deps.logger.error('enqueue failed', { messageId: id });
           failedIds.add(id);
         }
       }
     }),
-  );
+  ]);
   // 3. Never leave a record `queued` that no queue holds.
   await Promise.all(
     records
@@ -182,6 +205,17 @@ export async function acceptAll(
       refused.get(r.id) ??
       (failedIds.has(r.id)
         ? new RetryLaterError('could not queue the message; retry')
-        : { id: r.id, status: 'queued' as const }),
+        : r.schedule
+          ? { id: r.id, status: 'scheduled' as const, ...scheduleView(r) }
+          : { id: r.id, status: 'queued' as const }),
   );
+}
+
+/**
+ * A release timer for a record scheduled beyond SQS's longest delay. Without timers (a deployment or test that has
+ * none) the copy goes to its lane with the longest delay and reaches its release in hops (`notBeforeMs`).
+ */
+async function setTimer(deps: IngestDeps, r: MessageRecord, atMs: number): Promise<void> {
+  if (deps.timers) return deps.timers.set({ id: r.id, lane: r.priority, atMs });
+  await deps.queue.enqueue(r.priority, toQueuedMessage(r), MAX_DELAY_SECONDS);
 }

@@ -10,6 +10,7 @@ type InvalidRequestCode =
 type StateConflictCode =
   | 'idempotency_conflict'
   | 'not_recallable'
+  | 'not_cancelable'
   | 'recall_window_passed'
   | 'app_not_configured'
   | 'wecom_recall_failed'

@@ -11,6 +11,7 @@ import {
 } from '#lib/hooks/index.js';
 import type { DigestMatcher } from '#lib/security/index.js';
 import { UnauthenticatedError } from './errors.js';
+import { checkSchedule } from './schedule.js';
 import { acceptOne, validate } from './service.js';
 import type { Accepted, IngestDeps, Principal } from './types.js';
 
@@ -86,10 +87,11 @@ export async function receiveHook(
   }
   const principal = principalOf(`hook:${hookName}`, hook);
   // Validated all before any is accepted: a delivery that cannot be sent whole queues nothing.
-  const requests = outcome.messages.map((m) => ({
-    req: validate(deps, principal, m.body),
-    key: m.idempotencyKey,
-  }));
+  const requests = outcome.messages.map((m) => {
+    const req = validate(deps, principal, m.body);
+    checkSchedule(principal, req, receivedAt.getTime());
+    return { req, key: m.idempotencyKey };
+  });
   const messages: Accepted[] = [];
   for (const { req, key } of requests) {
     messages.push(

@@ -1,6 +1,6 @@
 import type { MessageRequest } from '#lib/messages/index.js';
 import { changes, STATUS } from '#lib/model/index.js';
-import type { IdempotencyEntry } from '#lib/store/index.js';
+import type { AcceptedSchedule, IdempotencyEntry } from '#lib/store/index.js';
 import { ENQUEUE_FAILED } from './accept.js';
 import { sha256Hex } from './auth.js';
 import { InvalidRequestError, RetryLaterError, StateConflictError } from './errors.js';
@@ -68,9 +68,14 @@ export async function markKeyAccepted(
   deps: IngestDeps,
   principal: Principal,
   keyHash: string,
-  id: string,
+  accepted: Accepted,
 ): Promise<void> {
-  await deps.idempotency.markAccepted(principal.name, keyHash, id).catch((err: unknown) => {
+  const { id } = accepted;
+  const schedule =
+    accepted.send_at !== undefined && accepted.release_at !== undefined
+      ? { dueAt: accepted.send_at, releaseAt: accepted.release_at }
+      : undefined;
+  await deps.idempotency.markAccepted(principal.name, keyHash, id, schedule).catch((err: unknown) => {
     deps.logger.error('could not mark the Idempotency-Key accepted', { err, messageId: id });
   });
 }
@@ -117,12 +122,13 @@ async function replayClaim(
   let entry: IdempotencyEntry | undefined = first;
   for (;;) {
     if (!entry || entry.messageId !== first.messageId) return undefined;
-    if (entry.accepted) return { id: first.messageId, status: 'queued' };
+    if (entry.accepted) return acceptedAs(first.messageId, entry);
     const record = await deps.messages.get(first.messageId);
     if (record?.error?.code === ENQUEUE_FAILED) return release();
     const madeAt = idTime(first.messageId);
     if (madeAt !== undefined && Date.now() - madeAt > CLAIM_IN_FLIGHT_MS) {
-      if (record && record.status !== STATUS.queued) return { id: first.messageId, status: 'queued' };
+      if (record && record.status !== STATUS.queued && record.status !== STATUS.scheduled)
+        return acceptedAs(first.messageId, record);
       if (record) {
         await deps.messages.transition(
           first.messageId,
@@ -138,6 +144,12 @@ async function replayClaim(
     entry = await deps.idempotency.read(principal.name, keyHash);
   }
 }
+
+/** The first answer again: `scheduled` with its times for a message accepted for later. */
+const acceptedAs = (id: string, record: { schedule?: AcceptedSchedule } | undefined): Accepted =>
+  record?.schedule
+    ? { id, status: 'scheduled', send_at: record.schedule.dueAt, release_at: record.schedule.releaseAt }
+    : { id, status: 'queued' };
 
 /** JSON with sorted object keys: the same body with keys in another order hashes the same. */
 export function canonicalJson(value: unknown): string {

@@ -1,6 +1,7 @@
 export { authorizeApp, authorizeChannel, mayUse, requireScope } from './access.js';
 export { type AppState, type AppStateView, getAppState, listApps, type PauseView } from './apps.js';
 export { type Authenticator, authenticate, createAuthenticator, sha256Hex } from './auth.js';
+export { cancelMessage } from './cancel.js';
 export { updateCard } from './card.js';
 export {
   AccessDeniedError,
@@ -32,6 +33,7 @@ export {
 export { checkReach, MAX_REACH_IDS, parseReachQuery, type ReachView } from './reach.js';
 export { recallMessage } from './recall.js';
 export { getRobotState, listRobots, type RobotStateView } from './robots.js';
+export { QUIET_HOURS_BYPASS } from './schedule.js';
 export { MAX_BATCH_ITEMS, submitBatch, submitMessage } from './service.js';
 export { getMessage, type MessageStatusView, type WebhookAttemptView } from './status.js';
 export { listTemplates, type TemplateView } from './templates.js';

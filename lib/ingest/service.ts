@@ -18,6 +18,7 @@ import { authorizeApp, authorizeChannel } from './access.js';
 import { IngestError, InvalidRequestError, RetryLaterError } from './errors.js';
 import { checkIdempotencyKey, claimKey, markKeyAccepted, releaseKey } from './idempotency.js';
 import { newMessageId } from './ids.js';
+import { checkSchedule } from './schedule.js';
 import type { Accepted, BatchItemResult, IngestDeps, Principal } from './types.js';
 
 /** SPEC §2: a batch holds at most 100 messages. */
@@ -41,6 +42,7 @@ export async function submitMessage(
   checkIdempotencyKey(idempotencyKey);
   const req = validate(deps, apiKey, body);
   authorizeChannel(apiKey, channelOf(req));
+  checkSchedule(apiKey, req, (deps.now ?? Date.now)());
   await checkCallbackUrl(deps, req);
   const accepted = await acceptOne(
     deps,
@@ -78,7 +80,7 @@ export async function acceptOne(
     const [accepted] = await acceptAll(deps, principal, [{ id, req }], 'single');
     if (!accepted) throw new RetryLaterError('could not queue the message; retry');
     if (accepted instanceof Error) throw accepted;
-    if (keyHash) await markKeyAccepted(deps, principal, keyHash, id);
+    if (keyHash) await markKeyAccepted(deps, principal, keyHash, accepted);
     return accepted;
   } catch (err) {
     if (keyHash) await releaseKey(deps, principal, keyHash, id);
@@ -105,6 +107,7 @@ export async function submitBatch(
       try {
         const req = validate(deps, apiKey, item);
         authorizeChannel(apiKey, channelOf(req));
+        checkSchedule(apiKey, req, (deps.now ?? Date.now)());
         await checkCallbackUrl(deps, req);
         return { index, id: (deps.newId ?? newMessageId)(), req };
       } catch (err) {
@@ -128,7 +131,7 @@ export async function submitBatch(
           ? { index: v.index, error: new RetryLaterError('could not queue the message; retry') }
           : a instanceof Error
             ? { index: v.index, error: a }
-            : withParts({ index: v.index, id: v.id, status: 'queued' as const }, v.req),
+            : withParts({ index: v.index, ...a }, v.req),
       );
     });
   }

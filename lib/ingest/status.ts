@@ -44,6 +44,14 @@ export interface StatusViewFields {
   created_at: string;
   updated_at: string;
   sent_at: string | null;
+  /**
+   * A scheduled message (docs/scheduling.md): when it is due (its `send_at`, or the end of the quiet hours that held
+   * it), when it is released to be sent (plus its share of the spread), and which of the two scheduled it. Null for a
+   * message sent at once.
+   */
+  send_at: string | null;
+  release_at: string | null;
+  scheduled_by: 'send_at' | 'quiet_hours' | null;
   metadata: Record<string, string>;
   wecom: ({ msgid: string } & Record<(typeof RECEIPT_LISTS)[number], string>) | null;
   /**
@@ -121,6 +129,9 @@ function toStatusView(
     created_at: r.createdAt,
     updated_at: r.updatedAt,
     sent_at: r.sentAt ?? null,
+    send_at: r.schedule?.dueAt ?? null,
+    release_at: r.schedule?.releaseAt ?? null,
+    scheduled_by: r.schedule?.reason ?? null,
     metadata: r.metadata ?? {},
     wecom: r.wecom ? receiptView(r.wecom) : null,
     ...(r.parts?.length

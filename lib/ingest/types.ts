@@ -1,7 +1,7 @@
 import type { ApiKeyConfig, GatewayConfig } from '#lib/config/index.js';
 import type { Resolver, UrlGuard } from '#lib/net/index.js';
 import type { Logger, Metrics } from '#lib/observability/index.js';
-import type { DeadLetterQueue, MessageQueue, QueueDepths } from '#lib/queue/index.js';
+import type { DeadLetterQueue, MessageQueue, QueueDepths, ReleaseTimers } from '#lib/queue/index.js';
 import type {
   CardCodeStore,
   EventStore,
@@ -20,6 +20,11 @@ export interface IngestDeps {
   messageList: MessageList;
   idempotency: IdempotencyStore;
   queue: MessageQueue;
+  /**
+   * Timers for messages scheduled beyond SQS's longest delay (15 min). Absent (tests of other things): such a message
+   * reaches its time in 15-minute hops through its lane instead.
+   */
+  timers?: ReleaseTimers;
   /**
    * The lanes' dead-letter queues (`/v1/dlq`, scope `admin`); absent where the function was not given their URLs,
    * and then those routes answer 503.
@@ -56,11 +61,16 @@ export interface IngestDeps {
  * Who a message is accepted for: an API key, or a hook or push key acting like one (`hook:<name>`, `push:<name>`).
  * Its name scopes Idempotency-Keys and is stored on the record; `apps` are the apps it may send for.
  */
-export type Principal = Pick<ApiKeyConfig, 'name' | 'apps' | 'robots'>;
+export type Principal = Pick<ApiKeyConfig, 'name' | 'apps' | 'robots'> &
+  Partial<Pick<ApiKeyConfig, 'scopes'>>;
 
 export interface Accepted {
   id: string;
-  status: 'queued';
+  status: 'queued' | 'scheduled';
+  /** A scheduled message: when it is due (its `send_at`, or the end of the quiet hours that hold it). */
+  send_at?: string;
+  /** A scheduled message: when it is released to be sent (`send_at` plus its share of the spread). */
+  release_at?: string;
   /** Long content split on request: how many parts (each a send to every recipient) the message became. */
   parts?: number;
 }
@@ -69,9 +79,7 @@ export interface Accepted {
  * One item of a batch: queued, or why not — an IngestError, or an unexpected error (logged by ingest; lib/http
  * answers it as a generic internal error).
  */
-export type BatchItemResult =
-  | { index: number; id: string; status: 'queued'; parts?: number }
-  | { index: number; error: unknown };
+export type BatchItemResult = ({ index: number } & Accepted) | { index: number; error: unknown };
 
 /** One quota window of an app, as `GET /v1/apps/{app}` shows it. */
 export interface QuotaWindowUsage {

@@ -43,6 +43,10 @@ export interface AppMessageRequest {
   options: SendOptions;
   /** `ttl_seconds`: not delivered by then → `expired`. */
   ttlSeconds?: number;
+  /** `send_at`, as an ISO time in UTC: not delivered before then (docs/scheduling.md). */
+  sendAt?: string;
+  /** `quiet_hours: false`: not held by the app's quiet hours. */
+  quietHours?: false;
   /** `duplicate_protection: false`: the client opted out of WeCom's duplicate check (docs/concepts/delivery.md, "Duplicates"). */
   duplicateProtection?: false;
   /**

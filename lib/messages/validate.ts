@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { isPlainObject } from '#lib/util/index.js';
+import { isPlainObject, parseOffsetTime } from '#lib/util/index.js';
 import { robotOnlyIssues } from './channel-fields.js';
 import { utf8Bytes } from './fit.js';
 import { finalizeIssues, PARSE_CONFIG, toValidationIssues } from './issues.js';
@@ -270,6 +270,10 @@ export function validateMessageRequest(input: unknown, opts: ValidateOptions = {
     ...sent,
     options,
     ...(fields.ttl_seconds !== undefined && { ttlSeconds: fields.ttl_seconds }),
+    ...(fields.send_at !== undefined && {
+      sendAt: new Date(parseOffsetTime(fields.send_at) as number).toISOString(),
+    }),
+    ...(fields.quiet_hours === false && { quietHours: false as const }),
     ...(fields.duplicate_protection === false && { duplicateProtection: false as const }),
     ...(segments && segments.length > 1 && { segments }),
   };

@@ -11,9 +11,12 @@ export {
 } from './notify-body.js';
 export {
   decodeQueuedMessage,
+  decodeReleaseNotice,
   encodeQueuedMessage,
+  encodeReleaseNotice,
   type QueuedMessage,
   type QueuedPart,
+  type ReleaseNotice,
   toQueuedMessage,
 } from './queue-body.js';
 export {
@@ -32,6 +35,7 @@ export {
   type RecordFields,
   type RecordOrigin,
   receiptOf,
+  SCHEDULED_GENERATION,
   type SentPart,
   STATUS,
   TERMINAL_STATUSES,
@@ -61,12 +65,15 @@ export {
   applyChange,
   changes,
   type FailedAttempt,
+  FRESH_CANCEL_AFTER_MS,
   inDoubtAfter,
+  isClaimed,
   MAX_LISTED_DEFERRALS,
   MAX_LISTED_RETRIES,
   type StatusChange,
   TRANSITIONS,
   type TransitionName,
+  UNCLAIMED_SEND_MS,
   type WithdrawReason,
   withFirstDelivery,
 } from './transitions.js';

@@ -38,8 +38,11 @@ export interface EventNotice {
   event: CallbackEvent;
 }
 
-/** Statuses with a `message.<status>` webhook (SPEC §2 "Outbound webhooks"); `expired` once a TTL ends one. */
-export const NOTIFY_STATUSES = ['sent', 'failed', 'dead', 'expired', 'recalled'] as const;
+/**
+ * Statuses with a `message.<status>` webhook (SPEC §2 "Outbound webhooks"); `expired` once a TTL ends one,
+ * `canceled` once a client takes a message back.
+ */
+export const NOTIFY_STATUSES = ['sent', 'failed', 'dead', 'expired', 'recalled', 'canceled'] as const;
 export type NotifyStatus = (typeof NOTIFY_STATUSES)[number];
 
 const NOTIFY_STATUS_SET: ReadonlySet<string> = new Set(NOTIFY_STATUSES);

@@ -53,7 +53,33 @@ export interface QueuedPart {
   reservations?: HeldReservations;
 }
 
-/** The body that queues a freshly stored record. */
+/**
+ * What a release timer puts in a lane when a message scheduled far ahead is nearly due: its id only (a timer's input
+ * is small, and the record holds the message). The sender reads the record and queues the message's copy with the
+ * delay left (lib/sender `release`). A version without scheduling drops it as unreadable; it has no scheduled
+ * messages either.
+ */
+export interface ReleaseNotice {
+  v: 1;
+  release: { id: string };
+}
+
+export const encodeReleaseNotice = (id: string): string => JSON.stringify({ v: 1, release: { id } });
+
+/** The release notice in a lane body, or undefined when the body is something else. */
+export function decodeReleaseNotice(body: string): ReleaseNotice | undefined {
+  try {
+    const parsed = JSON.parse(body) as Partial<ReleaseNotice> | null;
+    return parsed?.v === 1 && typeof parsed.release?.id === 'string' ? (parsed as ReleaseNotice) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The body that queues a freshly stored record. A scheduled one carries its schedule and is not to be sent before
+ * its release (`notBeforeMs`).
+ */
 export const toQueuedMessage = (r: MessageRecord): QueuedMessage => ({
   v: 1,
   id: r.id,
@@ -65,6 +91,7 @@ export const toQueuedMessage = (r: MessageRecord): QueuedMessage => ({
   request: r.request,
   generation: r.generation,
   ...(r.duplicateCheckSeconds !== undefined ? { duplicateCheckSeconds: r.duplicateCheckSeconds } : {}),
+  ...(r.schedule ? { schedule: r.schedule, notBeforeMs: Date.parse(r.schedule.releaseAt) } : {}),
 });
 
 /**

@@ -6,6 +6,7 @@ import {
   type MessageRequest,
   type Priority,
 } from '#lib/messages/index.js';
+import type { Schedule } from '#lib/schedule/index.js';
 import type { SendResponse } from '#lib/wecom/index.js';
 
 /**
@@ -13,6 +14,8 @@ import type { SendResponse } from '#lib/wecom/index.js';
  * `./transitions.ts`; nothing else writes a status.
  */
 export const STATUS = {
+  /** Accepted for a later time (`send_at`, or an app's quiet hours): released to its lane then (docs/scheduling.md). */
+  scheduled: 'scheduled',
   queued: 'queued',
   deferred: 'deferred',
   sent: 'sent',
@@ -21,6 +24,8 @@ export const STATUS = {
   /** Not delivered within the message's own `ttl_seconds`: dropped on purpose, never sent. */
   expired: 'expired',
   recalled: 'recalled',
+  /** Taken back before it was sent (`DELETE /v1/messages/{id}`): never delivered. */
+  canceled: 'canceled',
 } as const;
 export type MessageStatus = (typeof STATUS)[keyof typeof STATUS];
 
@@ -31,10 +36,14 @@ export const TERMINAL_STATUSES: ReadonlySet<MessageStatus> = new Set([
   STATUS.dead,
   STATUS.expired,
   STATUS.recalled,
+  STATUS.canceled,
 ]);
 
-/** Statuses the sender still works on: a message in one of them may yet be sent. */
-export const PENDING_STATUSES: readonly MessageStatus[] = [STATUS.queued, STATUS.deferred];
+/**
+ * Statuses the sender still works on: a message in one of them may yet be sent. A `scheduled` message's copy comes
+ * to the sender at its time and leaves the status as any copy does (sent, deferred, …): its release is no write.
+ */
+export const PENDING_STATUSES: readonly MessageStatus[] = [STATUS.scheduled, STATUS.queued, STATUS.deferred];
 
 /** The lists of a WeCom send answer naming recipients it could not reach (`a|b` strings, absent when none). */
 export const RECEIPT_LISTS = ['invaliduser', 'invalidparty', 'invalidtag', 'unlicenseduser'] as const;
@@ -177,6 +186,8 @@ export interface RecordFields {
   sendCodeSpent?: true;
   /** How its webhooks ended (see {@link WEBHOOK_STATUS}); absent while none has ended. */
   webhookStatus?: WebhookStatus;
+  /** Set for a message accepted for later: when it is due, when it goes, and why (docs/scheduling.md). */
+  schedule?: Schedule;
   /** Epoch seconds; DynamoDB TTL. */
   expiresAt: number;
 }
@@ -203,6 +214,8 @@ export interface OriginFields {
    * and queue bodies written before it existed.
    */
   duplicateCheckSeconds?: number;
+  /** Accepted for a later time: the record starts `scheduled` (absent on bodies of messages sent at once). */
+  schedule?: Schedule;
 }
 
 /** The outcome of a first delivery, as the sender stores it apart from the record. */
@@ -212,16 +225,25 @@ export interface FirstDelivery {
 }
 
 /**
- * The record ingest writes for an accepted message: `queued`, no attempts, generation 0.
+ * The generation of a scheduled message's first copy. Copies of generation 1 and above claim the right to send on
+ * the record before they call WeCom (lib/store `claimCopy`), which is what makes a scheduled message cancelable at
+ * any moment (docs/scheduling.md, "The fire/cancel race").
+ */
+export const SCHEDULED_GENERATION = 1;
+
+/**
+ * The record ingest writes for an accepted message: `queued`, no attempts, generation 0; or `scheduled`, generation
+ * 1 ({@link SCHEDULED_GENERATION}), when it is accepted for a later time.
  *
  * @example await messages.create(newRecord({ id, app: req.app, priority: req.priority, request: req, apiKey, createdAt, expiresAt }));
  */
 export function newRecord(o: RecordOrigin): MessageRecord {
   const taskId = cardTaskId(o.request);
+  const s = o.schedule;
   return {
     id: o.id,
     ...(o.robot !== undefined ? { robot: o.robot } : { app: o.app }),
-    status: STATUS.queued,
+    status: s ? STATUS.scheduled : STATUS.queued,
     priority: o.priority,
     attempts: 0,
     createdAt: o.createdAt,
@@ -230,13 +252,21 @@ export function newRecord(o: RecordOrigin): MessageRecord {
     ...(o.request.callbackUrl ? { callbackUrl: o.request.callbackUrl } : {}),
     apiKey: o.apiKey,
     request: o.request,
-    events: [{ at: o.createdAt, type: 'queued' }],
-    generation: 0,
+    events: [s ? scheduledEvent(o.createdAt, s) : { at: o.createdAt, type: 'queued' }],
+    generation: s ? SCHEDULED_GENERATION : 0,
+    ...(s ? { schedule: s } : {}),
     ...(taskId !== undefined ? { taskKey: taskKeyOf(channelKey(channelOf(o)), taskId) } : {}),
     expiresAt: o.expiresAt,
     ...(o.duplicateCheckSeconds !== undefined ? { duplicateCheckSeconds: o.duplicateCheckSeconds } : {}),
   };
 }
+
+/** The event of an accepted `scheduled` message: what holds it and when it goes. */
+const scheduledEvent = (at: string, s: Schedule): MessageEvent => ({
+  at,
+  type: 'scheduled',
+  detail: `${s.reason === 'quiet_hours' ? 'held by quiet hours until' : 'send_at'} ${s.dueAt}; released at ${s.releaseAt}`,
+});
 
 /** The event of a `sent` status. */
 export const sentEvent = (at: string, receipt: WecomReceipt): MessageEvent => ({

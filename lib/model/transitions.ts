@@ -1,3 +1,4 @@
+import { FUNCTIONS } from '#lib/resources/index.js';
 import {
   type FirstDelivery,
   type InDoubt,
@@ -20,7 +21,7 @@ import {
  */
 export const TRANSITIONS = {
   /** Ingest: a record whose request was answered 503 (not stored, not queued, or replaced by a retry). */
-  withdraw: { from: [STATUS.queued], to: STATUS.failed },
+  withdraw: { from: [STATUS.queued, STATUS.scheduled], to: STATUS.failed },
   /**
    * Sender: WeCom took the message. A first delivery stores this change beside the record instead (lib/store
    * `putFirstDeliveries`) and it is applied on read ({@link withFirstDelivery}), under the same `from`.
@@ -49,6 +50,11 @@ export const TRANSITIONS = {
   fail: { from: PENDING_STATUSES, to: STATUS.failed },
   /** Ingest: WeCom recalled it (within 24 h of sending). */
   recall: { from: [STATUS.sent], to: STATUS.recalled },
+  /**
+   * Ingest (`DELETE /v1/messages/{id}`): taken back before it was sent. Written only while no copy holds the claim
+   * to send ({@link StatusChange} `unclaimed`), so that a copy in flight either stands down or the cancel is refused.
+   */
+  cancel: { from: PENDING_STATUSES, to: STATUS.canceled },
   /**
    * Operator (`wecom-gateway dlq list`): the message's current copy lies in a dead-letter queue (the sender
    * could not handle it `maxReceiveCount` times), so nothing will send it: its status says so.
@@ -106,7 +112,31 @@ export interface StatusChange {
   clearInDoubt?: true;
   /** Appended to `parts`. */
   part?: SentPart;
+  /**
+   * A further condition (cancel): no copy may hold the claim to send (lib/store `claimCopy`), the message must not be
+   * in doubt nor sent in part, and a record of generation 0 that is not `scheduled` must have been accepted before
+   * `freshBefore`: until then its first copy may go without claiming ({@link UNCLAIMED_SEND_MS}).
+   */
+  unclaimed?: { freshBefore: string };
 }
+
+/**
+ * How long after acceptance a message's first copy (generation 0, first receive) may call WeCom without claiming the
+ * right to send on its record: the hot path pays no extra write. A copy that would call later claims first. Every
+ * other copy (scheduled, deferred, retried, redriven, redelivered) claims always.
+ */
+export const UNCLAIMED_SEND_MS = 30_000;
+
+/**
+ * How long after acceptance a message sent at once can be canceled at the earliest: the unclaimed window, plus the
+ * longest a sender invocation runs (its `message/send` answered and its first delivery recorded), plus a margin for
+ * the clocks of two functions.
+ */
+export const FRESH_CANCEL_AFTER_MS = UNCLAIMED_SEND_MS + FUNCTIONS.sender.timeoutSeconds * 1000 + 5_000;
+
+/** Whether the record's current copy has claimed the right to send (its `generation`, or a newer one). */
+export const isClaimed = (r: Pick<MessageRecord, 'claimedGeneration' | 'generation'>): boolean =>
+  r.claimedGeneration !== undefined && r.claimedGeneration >= r.generation;
 
 const change = (name: TransitionName, at: string, event: Omit<MessageEvent, 'at'>) => ({
   transition: name,
@@ -264,6 +294,11 @@ export const changes = {
     error,
   }),
   recall: (at: string): StatusChange => change('recall', at, { type: 'recalled' }),
+  /** `by`: the API key that canceled it. */
+  cancel: (at: string, by: string): StatusChange => ({
+    ...change('cancel', at, { type: 'canceled', detail: `by ${by}` }),
+    unclaimed: { freshBefore: new Date(Date.parse(at) - FRESH_CANCEL_AFTER_MS).toISOString() },
+  }),
   /** `generation`: the dead copy's, which must still be the record's. */
   deadLetter: (at: string, generation: number, error: MessageError): StatusChange => ({
     ...change('deadLetter', at, { type: 'dead', detail: error.code }),
@@ -297,6 +332,7 @@ export const changes = {
 export function applyChange(record: MessageRecord, c: StatusChange): MessageRecord | undefined {
   if (!c.from.includes(record.status)) return undefined;
   if (c.ifGeneration !== undefined && record.generation !== c.ifGeneration) return undefined;
+  if (c.unclaimed && !unclaimed(record, c.unclaimed.freshBefore)) return undefined;
   const r: MessageRecord = { ...record, status: c.to, updatedAt: c.at };
   if (c.eventMode === 'count') {
     r.lastEvent = c.event;
@@ -314,6 +350,12 @@ export function applyChange(record: MessageRecord, c: StatusChange): MessageReco
   if (c.missed === false) delete r.missed;
   else if (c.missed !== undefined) r.missed = c.missed;
   return r;
+}
+
+/** The `unclaimed` condition of a change, in memory (lib/store writes the same as a ConditionExpression). */
+function unclaimed(r: MessageRecord, freshBefore: string): boolean {
+  if (isClaimed(r) || r.inDoubt || r.parts?.length || r.firstDelivery) return false;
+  return r.generation > 0 || r.status === STATUS.scheduled || r.createdAt < freshBefore;
 }
 
 /**

@@ -1,8 +1,14 @@
 export type { DeadLetter, DeadLetterQueue } from './dead-letter-queue.js';
 export { QueueError, QueueUnavailableError } from './errors.js';
+export {
+  atExpression,
+  createSchedulerClient,
+  EventBridgeReleaseTimers,
+} from './eventbridge-release-timers.js';
 export { MAX_DELAY_SECONDS, type MessageQueue } from './message-queue.js';
 export { type NotifyQueue, SqsNotifyQueue } from './notify-queue.js';
 export type { LaneDepth, QueueDepths } from './queue-depths.js';
+export type { ReleaseTimer, ReleaseTimers } from './release-timers.js';
 export { SqsDeadLetterQueue } from './sqs-dead-letter-queue.js';
 export { createSqsClient, SqsMessageQueue } from './sqs-queue.js';
 export { SqsQueueDepths } from './sqs-queue-depths.js';

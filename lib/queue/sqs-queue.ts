@@ -58,15 +58,23 @@ export class SqsMessageQueue implements MessageQueue {
     );
   }
 
-  async enqueueBatch(lane: LaneName, messages: QueuedMessage[]): Promise<string[]> {
+  async enqueueBatch(
+    lane: LaneName,
+    messages: QueuedMessage[],
+    delaySecondsOf?: (m: QueuedMessage) => number,
+  ): Promise<string[]> {
     const failed: string[] = [];
     await Promise.all(
-      batchChunks(messages).map(async (chunk) => {
+      batchChunks(messages, delaySecondsOf).map(async (chunk) => {
         try {
           const out = await this.sqs.send(
             new SendMessageBatchCommand({
               QueueUrl: this.urls[lane],
-              Entries: chunk.map((m, i) => ({ Id: String(i), MessageBody: m.body })),
+              Entries: chunk.map((m, i) => ({
+                Id: String(i),
+                MessageBody: m.body,
+                ...(m.delaySeconds ? { DelaySeconds: clamp(m.delaySeconds, 0, MAX_DELAY_SECONDS) } : {}),
+              })),
             }),
           );
           for (const f of out.Failed ?? []) {
@@ -97,9 +105,12 @@ export class SqsMessageQueue implements MessageQueue {
  * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html): chunks that
  * respect both, so a few large messages never make a whole chunk fail.
  */
-function batchChunks(messages: QueuedMessage[]): { id: string; body: string }[][] {
-  const chunks: { id: string; body: string }[][] = [];
-  let chunk: { id: string; body: string }[] = [];
+function batchChunks(
+  messages: QueuedMessage[],
+  delaySecondsOf?: (m: QueuedMessage) => number,
+): { id: string; body: string; delaySeconds?: number }[][] {
+  const chunks: { id: string; body: string; delaySeconds?: number }[][] = [];
+  let chunk: { id: string; body: string; delaySeconds?: number }[] = [];
   let bytes = 0;
   for (const m of messages) {
     const body = encodeQueuedMessage(m);
@@ -109,7 +120,8 @@ function batchChunks(messages: QueuedMessage[]): { id: string; body: string }[][
       chunk = [];
       bytes = 0;
     }
-    chunk.push({ id: m.id, body });
+    const delaySeconds = delaySecondsOf?.(m);
+    chunk.push({ id: m.id, body, ...(delaySeconds ? { delaySeconds } : {}) });
     bytes += size;
   }
   if (chunk.length > 0) chunks.push(chunk);

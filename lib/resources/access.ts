@@ -44,6 +44,8 @@ export const FUNCTION_ACCESS = {
     // A recall's `message.recalled` webhook.
     notify: ['SendMessage'],
     notifyDlq: [],
+    // Release timers of messages scheduled beyond 15 minutes: set at acceptance, removed by a cancel.
+    timers: ['CreateSchedule', 'DeleteSchedule'],
   },
   sender: {
     // BatchWriteItem: first deliveries' outcomes, one request per batch; Query: a redelivered message's record with
@@ -59,6 +61,7 @@ export const FUNCTION_ACCESS = {
     // Status webhooks (sent, failed, dead).
     notify: ['SendMessage'],
     notifyDlq: [],
+    timers: [],
   },
   callback: {
     // PutItem: the event (its own dedupe claim) and a tied event's copy in the message's partition; GetItem: a
@@ -73,6 +76,7 @@ export const FUNCTION_ACCESS = {
     // wecom.event webhooks for events tied to a message.
     notify: ['SendMessage'],
     notifyDlq: [],
+    timers: [],
   },
   notify: {
     // Query: the message (its record and first delivery share a partition); PutItem: an attempt; UpdateItem: the
@@ -86,6 +90,7 @@ export const FUNCTION_ACCESS = {
     notify: ['ChangeMessageVisibility'],
     // Jobs whose retries ran out.
     notifyDlq: ['SendMessage'],
+    timers: [],
   },
 } as const satisfies Record<
   FunctionId,
@@ -104,6 +109,8 @@ export const FUNCTION_ACCESS = {
     wecom: readonly WecomCall[];
     notify: readonly ('SendMessage' | 'ChangeMessageVisibility')[];
     notifyDlq: readonly 'SendMessage'[];
+    /** EventBridge Scheduler actions on the stage's release timers. */
+    timers: readonly ('CreateSchedule' | 'DeleteSchedule')[];
   }
 >;
 

@@ -9,6 +9,8 @@ export const ENV = {
   /** The lanes' dead-letter queues: only ingest gets them (the DLQ over HTTP, `/v1/dlq`). */
   dlqUrlHigh: 'DLQ_URL_HIGH',
   dlqUrlNormal: 'DLQ_URL_NORMAL',
+  /** The release timers' target settings, JSON (lib/resources `ReleaseTimerTarget`): only ingest sets timers. */
+  releaseTimers: 'RELEASE_TIMERS',
   /** Secrets Manager secret (name or ARN) holding the config JSON, in AWS. */
   configSecretId: 'CONFIG_SECRET_ID',
   /** Path of the config JSON file, locally. */

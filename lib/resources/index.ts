@@ -33,6 +33,7 @@ export {
   type QueueDefinition,
   type QueueId,
 } from './queues.js';
+export { RELEASE_TIMERS, type ReleaseTimerTarget, releaseTimerTarget } from './release-timers.js';
 export {
   DEFAULT_ROUTE,
   dedicatedHookName,

@@ -91,6 +91,13 @@ export const QUEUES = {
     maximumMessageBytes: QUEUE_MAX_MESSAGE_BYTES,
     deadLetter: { queueId: 'notify-dlq', maxReceiveCount: NOTIFY_MAX_RECEIVE_COUNT },
   },
+  /** Release notices EventBridge Scheduler could not put in a lane within a day of retries (lib/resources release-timers.ts). */
+  'release-dlq': {
+    id: 'release-dlq',
+    visibilityTimeoutSeconds: 30,
+    retentionSeconds: DLQ_RETENTION_SECONDS,
+    maximumMessageBytes: QUEUE_MAX_MESSAGE_BYTES,
+  },
   'notify-dlq': {
     id: 'notify-dlq',
     visibilityTimeoutSeconds: 30,

@@ -10,7 +10,7 @@ import type { FunctionId } from './functions.js';
 export interface RouteDefinition {
   /** Names the operation; the serving function dispatches on it. */
   readonly id: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   /** API Gateway path syntax: `{name}` is a path parameter. */
   readonly path: string;
   readonly functionId: FunctionId;
@@ -72,6 +72,15 @@ export const ROUTES = [
     path: '/v1/messages/{id}',
     functionId: 'ingest',
     auth: { scope: 'messages:read' },
+    body: 'none',
+  },
+  /** Takes back a message not yet sent (scheduled, queued, deferred): `messages:recall`, the scope that takes back. */
+  {
+    id: 'cancelMessage',
+    method: 'DELETE',
+    path: '/v1/messages/{id}',
+    functionId: 'ingest',
+    auth: { scope: 'messages:recall' },
     body: 'none',
   },
   {

@@ -1,7 +1,12 @@
 import type { ConfigSource } from '#lib/config/index.js';
 import type { IngestDeps } from '#lib/ingest/index.js';
 import { channelKey } from '#lib/messages/index.js';
-import { SqsDeadLetterQueue, SqsQueueDepths } from '#lib/queue/index.js';
+import {
+  createSchedulerClient,
+  EventBridgeReleaseTimers,
+  SqsDeadLetterQueue,
+  SqsQueueDepths,
+} from '#lib/queue/index.js';
 import { QuotaUsageReader, ROBOT_MEMBER, robotQuota, WECOM_WINDOWS } from '#lib/quota/index.js';
 import {
   DynamoCardCodeStore,
@@ -48,6 +53,17 @@ export async function createIngestDeps(
     messageList: new DynamoMessageList(s.db, table),
     idempotency: new DynamoIdempotencyStore(s.db, table),
     queue: s.queue,
+    ...(opts.timers
+      ? { timers: opts.timers }
+      : s.env.releaseTimers
+        ? {
+            timers: new EventBridgeReleaseTimers(
+              createSchedulerClient('wecom-gateway/ingest'),
+              s.env.releaseTimers,
+            ),
+          }
+        : {}),
+    ...(opts.now ? { now: opts.now } : {}),
     ...(s.env.deadLetterQueueUrls
       ? { deadLetters: new SqsDeadLetterQueue(s.sqs, s.env.deadLetterQueueUrls) }
       : {}),

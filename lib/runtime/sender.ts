@@ -35,6 +35,7 @@ export async function createSenderDeps(
       windows: opts.windows ?? WECOM_WINDOWS,
       ...(opts.slotWaitMs !== undefined ? { inlineWaitMs: opts.slotWaitMs } : {}),
       ...(opts.slotLatenessMs !== undefined ? { maxLatenessMs: opts.slotLatenessMs } : {}),
+      ...(opts.now ? { now: opts.now } : {}),
       // Share of the gateway's per-minute API budget in use: the figure to watch before WeCom says 45009.
       onUsage: (_app, _scope, used, limit) =>
         s.metrics.gauge('QuotaUtilisation', Math.round((100 * used) / limit)),
@@ -42,7 +43,8 @@ export async function createSenderDeps(
     broadcasts: new BroadcastDirectory(new DynamoDirectoryStore(s.db, s.env.tableName), s.wecom, {
       ...(opts.directoryRefreshMs !== undefined ? { refreshMs: opts.directoryRefreshMs } : {}),
     }),
-    pauses: new PauseCache(new DynamoPauseStore(s.db, s.env.tableName)),
+    pauses: new PauseCache(new DynamoPauseStore(s.db, s.env.tableName), opts.now ? { now: opts.now } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
     ...(opts.windows ? { windows: opts.windows } : {}),
     ...(opts.configProbeMs ? { configProbeMs: opts.configProbeMs } : {}),
     wecom: s.wecom,

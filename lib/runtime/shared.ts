@@ -10,6 +10,7 @@ import type { Resolver } from '#lib/net/index.js';
 // Deep import: the notify index also holds the webhook sender and its undici client, which ingest must not bundle.
 import { notifyOnStatus } from '#lib/notify/emit.js';
 import { createLogger, type Logger, Metrics, metricsNamespace } from '#lib/observability/index.js';
+import type { ReleaseTimers } from '#lib/queue/index.js';
 import { createSqsClient, SqsMessageQueue, SqsNotifyQueue } from '#lib/queue/index.js';
 import type { QuotaWindows } from '#lib/quota/index.js';
 import type { RetryPolicy } from '#lib/sender/index.js';
@@ -53,6 +54,13 @@ export interface RuntimeOptions {
   webhookCa?: string | Buffer;
   /** The clock the callback verifier checks timestamps against (tests replaying WeCom's 2014 vectors). */
   callbackClock?: () => number;
+  /**
+   * The clock of ingest and the sender (acceptance, schedules, quota, deadlines): the local stack's, which a test
+   * moves forward to reach a scheduled message's time. Default the system clock.
+   */
+  now?: () => number;
+  /** Release timers instead of EventBridge Scheduler's (the local stack's emulation, local/release-timers.ts). */
+  timers?: ReleaseTimers;
   logWrite?: (line: string) => void;
 }
 
@@ -135,6 +143,7 @@ export async function buildCommonDeps(
     ...tokenOpts,
     ...(opts.tokenLeaseMs ? { leaseMs: opts.tokenLeaseMs } : {}),
     ...(opts.tokenBackoff ? { backoff: opts.tokenBackoff } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
     onFetch: () => metrics.count('GetTokenCalls'),
   });
   const onStatus = base.notify
@@ -153,7 +162,7 @@ export async function buildCommonDeps(
     ...base,
     tokens,
     wecom,
-    messages: new DynamoMessageStore(db, env.tableName, Date.now, onStatus),
+    messages: new DynamoMessageStore(db, env.tableName, opts.now ?? Date.now, onStatus),
     queue: new SqsMessageQueue(base.sqs, env.queueUrls),
   };
 }

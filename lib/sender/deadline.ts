@@ -5,8 +5,8 @@ import type { QueuedMessage } from '#lib/model/index.js';
 /**
  * When a message stops being retried or waited for: its own `ttl_seconds` (then it becomes `expired`), or the app's (or robot's)
  * delivery budget, `delivery.budgetSeconds` (then `dead`), whichever comes first. Both count from acceptance
- * (`createdAt`, carried by every copy), so neither retries nor deferrals can make a message live longer, and a
- * deferral, which starts a fresh SQS copy, does not reset it.
+ * (`createdAt`, carried by every copy), or from its release when it was scheduled; so neither retries nor deferrals
+ * can make a message live longer, and a deferral, which starts a fresh SQS copy, does not reset it.
  */
 export interface Deadline {
   atMs: number;
@@ -15,12 +15,14 @@ export interface Deadline {
 }
 
 export function deadlineOf(msg: QueuedMessage, app: ChannelConfig | undefined): Deadline {
+  // A scheduled message counts from its time, not from its acceptance: it could not have gone before.
   const createdMs = Date.parse(msg.createdAt);
+  const startMs = msg.schedule ? Math.max(createdMs, Date.parse(msg.schedule.releaseAt)) : createdMs;
   const budget = app?.delivery?.budgetSeconds ?? DELIVERY_DEFAULTS.budgetSeconds;
   // An operator's redrive gives the message a fresh budget (never a shorter one); its ttl_seconds stays the client's.
-  const budgetAtMs = Math.max(createdMs, msg.redrivenAt ? Date.parse(msg.redrivenAt) : 0) + budget * 1000;
+  const budgetAtMs = Math.max(startMs, msg.redrivenAt ? Date.parse(msg.redrivenAt) : 0) + budget * 1000;
   const ttl = msg.request.ttlSeconds;
-  const ttlAtMs = ttl !== undefined ? createdMs + ttl * 1000 : Number.POSITIVE_INFINITY;
+  const ttlAtMs = ttl !== undefined ? startMs + ttl * 1000 : Number.POSITIVE_INFINITY;
   return ttl !== undefined && ttlAtMs <= budgetAtMs
     ? { atMs: ttlAtMs, kind: 'ttl', seconds: ttl }
     : { atMs: budgetAtMs, kind: 'budget', seconds: budget };

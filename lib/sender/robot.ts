@@ -5,6 +5,7 @@ import { hasNextSegment, type MessageRecord, segmentRequest } from '#lib/model/i
 import type { Logger } from '#lib/observability/index.js';
 import { type QuotaDecision, type QuotaDemand, ROBOT_MEMBER, robotQuota } from '#lib/quota/index.js';
 import { type RobotUpload, type SendResponse, WecomApiError, WecomTransportError } from '#lib/wecom/index.js';
+import { claimToSend, isFirstCopy } from './claim.js';
 import { refused, scheduleRetry } from './outcomes.js';
 import { configErrorWaitMs, handleSendError, waitOutPause } from './pause-policy.js';
 import { outcomeUnknown, probeInconclusive, recordSent } from './recording.js';
@@ -77,6 +78,8 @@ interface RobotContext {
   stored: MessageRecord | undefined;
   /** Where a first delivery is collected, to be recorded with the batch's others (service.ts processBatch). */
   firstDeliveries: Sent[];
+  /** Whether the copy holds the claim to send on its record (claim.ts), as an app's attempt does. */
+  claim: { held: boolean };
 }
 
 /**
@@ -94,7 +97,15 @@ export async function sendByRobot(
   const target = robotTarget(msg.robot, robot);
   const gate = await deps.pauses.gate(channelKey(target.channel), target.configHash);
   if (gate.state === 'paused') return waitOutPause({ ...c, target }, gate);
-  const a: RobotAttempt = { ...c, robot, target, gate, log: ctx.log, startedAtMs: ctx.startedAtMs };
+  const a: RobotAttempt = {
+    ...c,
+    robot,
+    target,
+    gate,
+    log: ctx.log,
+    startedAtMs: ctx.startedAtMs,
+    claim: ctx.claim,
+  };
   // A robot has no duplicate check: a message whose earlier attempt may have reached WeCom is never sent again.
   if (msg.inDoubt) return outcomeUnknown(a);
 
@@ -121,6 +132,13 @@ export async function sendByRobot(
   if (decision.kind !== 'send') {
     await probeInconclusive(a);
     return refused(a, decision);
+  }
+  if (!(await claimToSend(a))) {
+    // Canceled, or another copy sends it: nothing goes to the group.
+    await deps.quota.report(decision, 'not-sent');
+    await probeInconclusive(a);
+    a.log.info('not sent: the message was canceled, or another copy holds the claim to send');
+    return 'ack';
   }
   try {
     await deps.robots.send(robot.key, { msgtype: request.msgtype, [request.msgtype]: content });
@@ -151,7 +169,7 @@ async function delivered(a: RobotAttempt, ctx: RobotContext): Promise<Outcome> {
   deps.metrics.count('Sent', 1, dimensionsOf(a.target.channel));
   log.info('sent by robot', { msgtype: msg.request.msgtype });
   if (hasNextSegment(msg)) return nextSegment(a, { response: NO_MSGID, touser: [] });
-  if (r.receiveCount === 1 && msg.generation === 0 && !msg.part && !ctx.stored) {
+  if (r.receiveCount === 1 && isFirstCopy(msg) && !msg.part && !ctx.stored) {
     ctx.firstDeliveries.push({ record: msg, response: NO_MSGID, incoming: r });
     return 'ack';
   }

@@ -2,6 +2,7 @@ import { channelConfig } from '#lib/config/index.js';
 import { channelLabel, channelOf, type Recipients, toWecomSendBody } from '#lib/messages/index.js';
 import {
   decodeQueuedMessage,
+  decodeReleaseNotice,
   hasNextSegment,
   type MessageRecord,
   receiptOf,
@@ -18,12 +19,14 @@ import {
 } from '#lib/quota/index.js';
 import { type SendResponse, WecomTransportError } from '#lib/wecom/index.js';
 import { DEFAULT_RETRY, fullJitterSeconds } from './backoff.js';
+import { claimToSend, isFirstCopy } from './claim.js';
 import { deadlineOf, pastProtection } from './deadline.js';
 import { type BroadcastSizing, copyRecipients, quotaDemand, requestFor } from './demand.js';
 import { defer, endAtDeadline, fail, refused, scheduleRetry } from './outcomes.js';
 import { restOf, retrySplit, sentBefore, sentPart, sizeFor } from './parts.js';
 import { appTarget, handleSendError, waitOutPause } from './pause-policy.js';
 import { duplicateCheckFor, outcomeUnknown, probeInconclusive, recordSent } from './recording.js';
+import { release } from './release.js';
 import { sendByRobot } from './robot.js';
 import { nextSegment } from './segments.js';
 import {
@@ -37,6 +40,7 @@ import {
   type Received,
   type SenderDeps,
   type Sent,
+  sleep,
 } from './types.js';
 
 /**
@@ -139,6 +143,8 @@ async function processRecord(
 ): Promise<Outcome> {
   const msg = decodeQueuedMessage(r.body);
   if (!msg) {
+    const notice = decodeReleaseNotice(r.body);
+    if (notice) return release(deps, r, notice.release.id);
     deps.logger.error('dropping unparsable queue message', { sqsMessageId: r.sqsMessageId });
     return 'ack';
   }
@@ -182,15 +188,21 @@ async function processRecord(
     // A wait longer than SQS's longest delay: one more hop, still holding the slots.
     return defer(received, {
       untilMs: msg.notBeforeMs,
-      reason: 'waiting for its quota slots',
+      reason: msg.part?.reservations ? 'waiting for its quota slots' : 'waiting for its time',
       part: msg.part,
     });
   }
+  if (msg.schedule && msg.notBeforeMs !== undefined && msg.notBeforeMs > startedAtMs) {
+    // A scheduled copy never goes before its release: SQS rounds delays up, but clocks differ a little.
+    await (deps.sleep ?? sleep)(msg.notBeforeMs - startedAtMs);
+  }
+  // A first receive of a copy of generation ≥ 1 claimed in duplicateCheckFor.
+  const claim = { held: msg.generation > 0 && r.receiveCount === 1 };
   const inDoubtMsg = received.msg;
   if (isRobotCopy(inDoubtMsg)) {
     return sendByRobot(
       { ...received, msg: inDoubtMsg },
-      { log, startedAtMs, stored: check.stored, firstDeliveries },
+      { log, startedAtMs, stored: check.stored, firstDeliveries, claim },
     );
   }
   const app = isAppCopy(inDoubtMsg) ? deps.config.apps[inDoubtMsg.app] : undefined;
@@ -200,7 +212,7 @@ async function processRecord(
   const gate = await deps.pauses.gate(inDoubtMsg.app, target.configHash);
   if (gate.state === 'paused') return waitOutPause({ ...received, target }, gate);
 
-  const attempt: Attempt = { ...received, msg: inDoubtMsg, app, target, gate, log, startedAtMs };
+  const attempt: Attempt = { ...received, msg: inDoubtMsg, app, target, gate, log, startedAtMs, claim };
   if (pastProtection(attempt.msg, check.inDoubt?.since, startedAtMs)) return outcomeUnknown(attempt);
   return send(attempt, { firstDeliveries, stored: check.stored });
 }
@@ -222,6 +234,8 @@ type SendResult =
   | { kind: 'refused'; decision: WaitDecision | NeverDecision }
   /** A send to part of the recipients (`touser`) is in doubt: its retry must be the very same request. */
   | { kind: 'splitInDoubt'; touser: string[]; decision: Granted }
+  /** The message was canceled (or another copy sends it): its claim failed, nothing was sent. */
+  | { kind: 'standDown' }
   | ({ kind: 'failed' } & AttemptFailure);
 
 /**
@@ -259,6 +273,10 @@ async function send(a: Attempt, ctx: SendContext): Promise<Outcome> {
     case 'refused':
       await probeInconclusive(a);
       return refused(a, result.decision);
+    case 'standDown':
+      await probeInconclusive(a);
+      a.log.info('not sent: the message was canceled, or another copy holds the claim to send');
+      return 'ack';
     case 'splitInDoubt':
       await probeInconclusive(a);
       return retrySplit(a, { recipients, attempted: result.touser, held: result.decision.rest?.held ?? {} });
@@ -278,6 +296,10 @@ async function trySend(a: Attempt, recipients: Recipients, demand: QuotaDemand):
     return await deps.tokens.withToken(app, async (token): Promise<SendResult> => {
       const decision = await deps.quota.acquire(demand);
       if (decision.kind !== 'send') return { kind: 'refused', decision };
+      if (!(await claimToSend(a))) {
+        await deps.quota.report(decision, 'not-sent');
+        return { kind: 'standDown' };
+      }
       const request = requestFor(segmentRequest(msg), recipients, decision.members, demand.splittable);
       const body = toWecomSendBody(request, app.agentId, {
         ...(msg.duplicateCheckSeconds !== undefined
@@ -338,7 +360,7 @@ async function delivered(
   const rest = restOf(msg, recipients, sent.decision, nowOf(deps));
   if (rest) return sentPart(a, sent, rest);
   if (hasNextSegment(msg)) return nextSegment(a, sent);
-  if (r.receiveCount === 1 && msg.generation === 0 && !msg.part) {
+  if (r.receiveCount === 1 && isFirstCopy(msg) && !msg.part) {
     // First deliveries are recorded together, in one batch write (processBatch).
     firstDeliveries.push({ record: msg, response: sent.response, incoming: r });
     return 'ack';

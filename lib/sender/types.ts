@@ -60,6 +60,8 @@ export interface SenderDeps {
   windows?: QuotaWindows;
   now?: () => number;
   random?: () => number;
+  /** Waits in-process (a scheduled copy a moment early); tests on a fake clock replace it. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -110,6 +112,8 @@ export interface ChannelAttempt extends Received {
   log: Logger;
   /** When the attempt started (epoch ms). */
   startedAtMs: number;
+  /** Whether this copy holds the claim to send on its record (service.ts `claimToSend`); set once it does. */
+  claim: { held: boolean };
 }
 
 /** An attempt of an app's message: built once in `processRecord`, when its app's pause is known. */
@@ -137,3 +141,5 @@ export interface Sent {
 
 /** The sender's clock (a test may set `deps.now`). */
 export const nowOf = (deps: SenderDeps): number => (deps.now ?? Date.now)();
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -9,6 +9,14 @@ export interface IdempotencyEntry {
   messageId: string;
   /** Set once that message was stored and enqueued, i.e. the first request was (or is being) answered 202. */
   accepted?: boolean;
+  /** When the accepted message is due and released, if it was accepted for later: a replay answers without a read. */
+  schedule?: AcceptedSchedule;
+}
+
+/** What a replay of a message accepted for later answers with (lib/model `Schedule`'s times). */
+export interface AcceptedSchedule {
+  dueAt: string;
+  releaseAt: string;
 }
 
 export type ClaimResult = { claimed: true } | { claimed: false; existing: IdempotencyEntry };
@@ -19,8 +27,13 @@ export interface IdempotencyStore {
   claim(apiKey: string, keyHash: string, entry: IdempotencyEntry, ttlMs: number): Promise<ClaimResult>;
   /** Forgets a claim whose request then failed (so a retry with the same key can succeed). */
   release(apiKey: string, keyHash: string, messageId: string): Promise<void>;
-  /** Marks the claim of `messageId` accepted: its message is stored and enqueued. */
-  markAccepted(apiKey: string, keyHash: string, messageId: string): Promise<void>;
+  /** Marks the claim of `messageId` accepted: its message is stored and enqueued (with its schedule, if any). */
+  markAccepted(
+    apiKey: string,
+    keyHash: string,
+    messageId: string,
+    schedule?: AcceptedSchedule,
+  ): Promise<void>;
   /** The live entry of a key, if any (strongly consistent). */
   read(apiKey: string, keyHash: string): Promise<IdempotencyEntry | undefined>;
 }
@@ -79,19 +92,29 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
       bodyHash: item.bodyHash,
       messageId: item.messageId,
       ...(item.accepted === true ? { accepted: true } : {}),
+      ...(item.schedule ? { schedule: item.schedule } : {}),
     };
   }
 
-  async markAccepted(apiKey: string, keyHash: string, messageId: string): Promise<void> {
+  async markAccepted(
+    apiKey: string,
+    keyHash: string,
+    messageId: string,
+    schedule?: AcceptedSchedule,
+  ): Promise<void> {
     // Released or taken over meanwhile: nothing of ours to mark.
     await conditionalWrite(
       this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.idempotency(apiKey, keyHash),
-          UpdateExpression: 'SET accepted = :yes',
+          UpdateExpression: schedule ? 'SET accepted = :yes, schedule = :schedule' : 'SET accepted = :yes',
           ConditionExpression: 'messageId = :id',
-          ExpressionAttributeValues: { ':id': messageId, ':yes': true },
+          ExpressionAttributeValues: {
+            ':id': messageId,
+            ':yes': true,
+            ...(schedule ? { ':schedule': schedule } : {}),
+          },
         }),
       ),
     );

@@ -11,6 +11,7 @@ export {
   type StoredEvent,
 } from './event-store.js';
 export {
+  type AcceptedSchedule,
   type ClaimResult,
   DynamoIdempotencyStore,
   type IdempotencyEntry,

@@ -8,6 +8,7 @@ import {
   PENDING_STATUSES,
   type RecordOrigin,
   recipientsPreview,
+  STATUS,
   type StatusChange,
   type TransitionName,
   withFirstDelivery,
@@ -51,10 +52,12 @@ export interface MessageStore {
    */
   transition(id: string, change: StatusChange): Promise<boolean>;
   /**
-   * A deferred copy (generation ≥ 1) claims the right to send, once: SQS may hold two copies of one deferral
-   * (an SDK retry of a SendMessage that had succeeded). True for exactly one of them.
+   * A copy claims the right to send, while its message is pending: once per generation for a first receive (SQS
+   * may hold two copies of one deferral, an SDK retry of a SendMessage that had succeeded; true for exactly one of
+   * them), again by a `redelivery` of the copy that holds it. A message canceled first is never claimed, and a
+   * claimed one is never canceled (lib/model `changes.cancel`): the fence between a copy in flight and a cancel.
    */
-  claimCopy(id: string, generation: number): Promise<boolean>;
+  claimCopy(id: string, generation: number, opts?: { redelivery?: boolean }): Promise<boolean>;
   /**
    * Appends an event that changes no status (a card updated through `POST /v1/messages/{id}/card`) to the record's
    * timeline. False when there is no such record.
@@ -334,17 +337,18 @@ export class DynamoMessageStore implements MessageStore {
     return pending.map((p) => idOf.get(`${p.PutRequest.Item.pk}|${p.PutRequest.Item.sk}`) ?? '');
   }
 
-  async claimCopy(id: string, generation: number): Promise<boolean> {
+  async claimCopy(id: string, generation: number, opts: { redelivery?: boolean } = {}): Promise<boolean> {
     // Only while the message may still be sent.
     const pendingValues = Object.fromEntries(PENDING_STATUSES.map((s, i) => [`:pending${i}`, s]));
     const pending = Object.keys(pendingValues);
+    const newer = opts.redelivery ? '#claimed <= :g' : '#claimed < :g';
     const written = await conditionalWrite(
       this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.message(id),
           UpdateExpression: 'SET #claimed = :g',
-          ConditionExpression: `attribute_exists(pk) AND #status IN (${pending.join(', ')}) AND (attribute_not_exists(#claimed) OR #claimed < :g)`,
+          ConditionExpression: `attribute_exists(pk) AND #status IN (${pending.join(', ')}) AND (attribute_not_exists(#claimed) OR ${newer})`,
           ExpressionAttributeNames: { '#claimed': 'claimedGeneration', '#status': 'status' },
           ExpressionAttributeValues: { ':g': generation, ...pendingValues },
         }),
@@ -379,6 +383,7 @@ export class DynamoMessageStore implements MessageStore {
       values[':ifGen'] = c.ifGeneration;
       condition += ' AND #gen = :ifGen';
     }
+    if (c.unclaimed) condition += ` AND ${unclaimedCondition(c.unclaimed.freshBefore, names, values)}`;
     const written = await conditionalWrite(
       this.db.send(
         new UpdateCommand({
@@ -398,6 +403,33 @@ export class DynamoMessageStore implements MessageStore {
     }
     return written !== undefined;
   }
+}
+
+/**
+ * lib/model's `unclaimed` condition (a cancel) in DynamoDB's syntax: no copy holds the claim to send, not in doubt,
+ * nothing sent in part, and a generation-0 record not `scheduled` accepted before `freshBefore`. A first delivery
+ * lives in an item of its own, out of a condition's reach; one can only come from a copy that sent unclaimed, which
+ * recorded it before `freshBefore` (lib/model `FRESH_CANCEL_AFTER_MS`), and the cancel read the record after that.
+ */
+function unclaimedCondition(
+  freshBefore: string,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+): string {
+  Object.assign(names, {
+    '#claimed': 'claimedGeneration',
+    '#gen': 'generation',
+    '#doubt': ATTR.inDoubt,
+    '#parts': 'parts',
+    '#createdAt': 'createdAt',
+  });
+  Object.assign(values, { ':zero': 0, ':scheduled': STATUS.scheduled, ':freshBefore': freshBefore });
+  return [
+    '(attribute_not_exists(#claimed) OR #claimed < #gen)',
+    'attribute_not_exists(#doubt)',
+    'attribute_not_exists(#parts)',
+    '(#gen > :zero OR #status = :scheduled OR #createdAt < :freshBefore)',
+  ].join(' AND ');
 }
 
 /**

@@ -1,5 +1,6 @@
 export { fullJitterSeconds, type RetryPolicy } from './backoff.js';
 export { deadlineSignal, runWithDeadline } from './deadline.js';
 export { isPlainObject } from './objects.js';
+export { parseOffsetTime } from './offset-time.js';
 export { KeyedQueue, SingleFlight } from './single-flight.js';
 export { renderTemplate, templateProblem } from './template.js';

@@ -31,7 +31,8 @@ export type MessageStatusEventType =
   | 'message.failed'
   | 'message.dead'
   | 'message.expired'
-  | 'message.recalled';
+  | 'message.recalled'
+  | 'message.canceled';
 export type WebhookEventType = MessageStatusEventType | 'wecom.event';
 
 export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
@@ -40,10 +41,11 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   'message.dead',
   'message.expired',
   'message.recalled',
+  'message.canceled',
   'wecom.event',
 ];
 
-export type TerminalStatus = 'sent' | 'failed' | 'dead' | 'expired' | 'recalled';
+export type TerminalStatus = 'sent' | 'failed' | 'dead' | 'expired' | 'recalled' | 'canceled';
 
 /**
  * What a status webhook says about a message; the notify function fills it from the message record. Its channel

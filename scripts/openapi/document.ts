@@ -82,6 +82,10 @@ function overrideAction({
       if ((a.requirement as (input: string) => boolean).name === 'isAbsoluteHttpsUrl') {
         return { ...jsonSchema, format: 'uri', pattern: '^[hH][tT][tT][pP][sS]://' } as JsonSchema;
       }
+      // send_at (lib/messages/schemas/gateway.ts): RFC 3339 with an offset, which is what date-time means.
+      if ((a.requirement as (input: string) => boolean).name === 'isOffsetTime') {
+        return { ...jsonSchema, format: 'date-time' } as JsonSchema;
+      }
       return undefined;
     default:
       return undefined;
@@ -185,11 +189,58 @@ const SPLIT_PARTS: Json = {
   description: 'Long content split on request: the number of parts, each sent to every recipient in order',
 };
 
+/** Request examples of `POST /v1/messages`: now, at a time, and inside quiet hours for a key allowed to. */
+const SEND_EXAMPLES = {
+  now: {
+    summary: 'Send now',
+    value: { app: 'ops', touser: 'zhangsan', msgtype: 'text', text: { content: 'disk full on db-1' } },
+  },
+  scheduled: {
+    summary: 'Send at 09:00 Shanghai time (answered 202 scheduled; DELETE /v1/messages/{id} cancels it)',
+    value: {
+      app: 'ops',
+      toparty: '2',
+      msgtype: 'markdown',
+      markdown: { content: '**Stand-up** in 15 minutes' },
+      send_at: '2026-12-07T09:00:00+08:00',
+    },
+  },
+  throughQuietHours: {
+    summary: "Send now even inside the app's quiet hours (the key needs the scope quiet-hours:bypass)",
+    value: {
+      app: 'ops',
+      touser: 'oncall',
+      msgtype: 'text',
+      text: { content: 'db-1 is down' },
+      quiet_hours: false,
+    },
+  },
+};
+
+/** The times a scheduled message is answered with (docs/scheduling.md). */
+const SCHEDULE_TIMES = {
+  send_at: {
+    type: 'string',
+    format: 'date-time',
+    description: 'Scheduled: when it is due (its send_at, or the end of the quiet hours that hold it)',
+  },
+  release_at: {
+    type: 'string',
+    format: 'date-time',
+    description: 'Scheduled: when it is released to be sent (send_at plus its share of the spread)',
+  },
+};
+
 /** Response bodies: shapes of lib/ingest's views and lib/http's error envelope. */
 const RESPONSES: Record<string, Json> = {
   Accepted: {
     type: 'object',
-    properties: { id: messageId.schema, status: { const: STATUS.queued }, parts: SPLIT_PARTS },
+    properties: {
+      id: messageId.schema,
+      status: { enum: [STATUS.queued, STATUS.scheduled] },
+      ...SCHEDULE_TIMES,
+      parts: SPLIT_PARTS,
+    },
     required: ['id', 'status'],
     additionalProperties: false,
   },
@@ -205,7 +256,8 @@ const RESPONSES: Record<string, Json> = {
               properties: {
                 index: { type: 'integer', minimum: 0 },
                 id: messageId.schema,
-                status: { const: STATUS.queued },
+                status: { enum: [STATUS.queued, STATUS.scheduled] },
+                ...SCHEDULE_TIMES,
                 parts: SPLIT_PARTS,
               },
               required: ['index', 'id', 'status'],
@@ -237,6 +289,19 @@ const RESPONSES: Record<string, Json> = {
       created_at: { type: 'string', format: 'date-time' },
       updated_at: { type: 'string', format: 'date-time' },
       sent_at: nullable({ type: 'string', format: 'date-time' }),
+      send_at: nullable({
+        type: 'string',
+        format: 'date-time',
+        description:
+          'A scheduled message: when it is due (its send_at, or the end of the quiet hours that hold it)',
+      }),
+      release_at: nullable({
+        type: 'string',
+        format: 'date-time',
+        description:
+          'A scheduled message: when it is released to be sent (send_at plus its share of the spread)',
+      }),
+      scheduled_by: nullable({ enum: ['send_at', 'quiet_hours'] }),
       metadata: { type: 'object', additionalProperties: { type: 'string' } },
       wecom: nullable(RECEIPT),
       parts: {
@@ -354,6 +419,12 @@ const RESPONSES: Record<string, Json> = {
       },
     },
     required: ['messages', 'next_cursor'],
+    additionalProperties: false,
+  },
+  Canceled: {
+    type: 'object',
+    properties: { id: messageId.schema, status: { const: STATUS.canceled } },
+    required: ['id', 'status'],
     additionalProperties: false,
   },
   Recalled: {
@@ -647,9 +718,12 @@ function buildDocument(version: string): Json {
                 'Makes retries safe: the same key and message within idempotencyHours answer the first 202',
             },
           ],
-          requestBody: { required: true, ...jsonBody(ref('SendRequest')) },
+          requestBody: { required: true, ...jsonBody(ref('SendRequest'), SEND_EXAMPLES) },
           responses: {
-            '202': response('Stored and queued', ref('Accepted')),
+            '202': response(
+              'Stored and queued, or scheduled for later (send_at, quiet hours)',
+              ref('Accepted'),
+            ),
             ...POST_ERRORS,
             '409': errorResponse('Idempotency-Key reused with a different message'),
             ...COMMON_ERRORS,
@@ -676,6 +750,23 @@ function buildDocument(version: string): Json {
           responses: {
             '200': response('The message status', ref('MessageStatus')),
             '404': errorResponse('No such message, or one of an app the key cannot read'),
+            ...COMMON_ERRORS,
+          },
+        },
+        delete: {
+          operationId: 'cancelMessage',
+          summary: 'Cancel a message not yet sent (scheduled, queued or deferred): it is never delivered',
+          description:
+            'Scope messages:recall. Canceling a canceled message answers 200 again. A message being sent, sent, ' +
+            'or ended otherwise is a 409 whose message names its status; a sent one can be recalled instead. ' +
+            'A message sent at once can be canceled only after its first minute (docs/scheduling.md).',
+          parameters: [messageId],
+          responses: {
+            '200': response('Canceled: no copy of it will be sent', ref('Canceled')),
+            '404': errorResponse('No such message, or one of an app the key cannot read'),
+            '409': errorResponse(
+              'not_cancelable: the message is sending, sent or ended (named in the message)',
+            ),
             ...COMMON_ERRORS,
           },
         },

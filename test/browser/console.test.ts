@@ -289,6 +289,27 @@ describeBrowser('operator console', () => {
     await watched.context.close();
   });
 
+  it('shows a scheduled message with its send_at, and cancels it so it is never sent', async () => {
+    const sendAt = new Date(gw.stack.clock.now() + 3_600_000).toISOString();
+    const scheduled = await gw.post('/v1/messages', text('in an hour', 'console-later', { send_at: sendAt }));
+    expect(scheduled.body.status).toBe('scheduled');
+    const watched = await openPage(browser);
+    const { page } = watched;
+    await signIn(watched, `/console/messages/${scheduled.body.id}`);
+    await expect.poll(() => page.getByTestId('status').first().textContent(), POLL).toBe('scheduled');
+    expect(await page.getByText('Send at').count()).toBeGreaterThan(0);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByTestId('cancel').click();
+    await expect
+      .poll(async () => (await gw.get(`/v1/messages/${scheduled.body.id}`)).body.status, POLL)
+      .toBe('canceled');
+    await expect.poll(() => page.getByTestId('status').first().textContent(), POLL).toBe('canceled');
+    expect(gw.stack.timers.size()).toBe(0);
+    expectClean(watched);
+    await watched.context.close();
+  });
+
   it('redrives a dead message from the DLQ page, and says why another cannot be redriven safely', async () => {
     const store = messageStore(gw);
     const dead = await deadInQueue(gw, store, { app: 'ops', user: 'console-dlq', content: 'bring me back' });

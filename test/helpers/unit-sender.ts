@@ -8,6 +8,7 @@ import {
   type MessageEvent,
   type MessageRecord,
   newRecord,
+  PENDING_STATUSES,
   type QueuedMessage,
   type StatusChange,
   toQueuedMessage,
@@ -71,10 +72,11 @@ export class FakeSenderStore implements MessageStore {
     r.events = [...(r.events ?? []), event];
     return true;
   }
-  async claimCopy(id: string, generation: number) {
+  async claimCopy(id: string, generation: number, opts: { redelivery?: boolean } = {}) {
     const r = this.records.get(id);
-    if (!r || !['queued', 'deferred'].includes(r.status) || (r.claimedGeneration ?? -1) >= generation)
-      return false;
+    const claimed = r?.claimedGeneration ?? -1;
+    const taken = opts.redelivery ? claimed > generation : claimed >= generation;
+    if (!r || !PENDING_STATUSES.includes(r.status) || taken) return false;
     r.claimedGeneration = generation;
     return true;
   }

@@ -12,6 +12,7 @@ describe('HTTP API', () => {
     const routes = Object.values(gateway.template.findResources('AWS::ApiGatewayV2::Route'));
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([
       '$default',
+      'DELETE /v1/messages/{id}',
       'GET /console',
       'GET /console/{proxy+}',
       'GET /v1/apps',

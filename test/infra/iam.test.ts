@@ -53,7 +53,7 @@ describe('IAM least privilege', () => {
     }
   });
 
-  it('lets ingest read, write, delete and query items, enqueue, read the lanes’ DLQs and the config — nothing else', () => {
+  it('lets ingest read, write, delete and query items, enqueue, read the lanes’ DLQs, set release timers and read the config — nothing else', () => {
     expect(new Set(actionsOf(statements(gateway.stack.ingest)))).toEqual(
       new Set([
         'logs:CreateLogStream',
@@ -71,6 +71,9 @@ describe('IAM least privilege', () => {
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
+        'scheduler:CreateSchedule',
+        'scheduler:DeleteSchedule',
+        'iam:PassRole',
         'secretsmanager:GetSecretValue',
       ]),
     );
@@ -186,6 +189,11 @@ describe('IAM least privilege', () => {
     (name) => {
       const fn = gateway.stack[name];
       const { table, feedIndex, listIndexes, secret, lanes, laneDlqs, notify, logGroup } = ids();
+      // Ingest's release timers: its group's schedules and the scheduler's role (test/infra/release-timers.test.ts).
+      const timers = gateway.stack.node
+        .findAll()
+        .find((c) => c.node.path.endsWith('/ReleaseTimers/SchedulerRole'));
+      const schedules = resourcesOf(statements(fn)).filter((r) => JSON.stringify(r).includes(':schedule/'));
       expect(distinct(resourcesOf(statements(fn)))).toEqual(
         distinct([
           table,
@@ -193,9 +201,18 @@ describe('IAM least privilege', () => {
           ...lanes,
           notify,
           logGroup(fn),
-          ...(name === 'ingest' ? [feedIndex, ...listIndexes, ...laneDlqs] : []),
+          ...(name === 'ingest'
+            ? [
+                feedIndex,
+                ...listIndexes,
+                ...laneDlqs,
+                ...schedules,
+                arnOf(logicalId(gateway, timers as never)),
+              ]
+            : []),
         ]),
       );
+      if (name === 'ingest') expect(schedules).toHaveLength(1);
     },
   );
 

@@ -22,7 +22,7 @@ export const whenUnauthorized = (f: () => void): void => {
 /** `key`: try this key instead of the tab's (sign-in checks a key before keeping it). */
 export async function api<T>(
   path: string,
-  init: { method?: 'GET' | 'POST'; body?: unknown; key?: string } = {},
+  init: { method?: 'GET' | 'POST' | 'DELETE'; body?: unknown; key?: string } = {},
 ): Promise<T> {
   const key = init.key ?? apiKey();
   const headers: Record<string, string> = { accept: 'application/json' };

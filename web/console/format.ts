@@ -57,9 +57,15 @@ export function errcodeMeaning(errcode: number, errmsg?: string): string {
 /** Statuses as the list colors them: done well, in progress, or needing a look. */
 export function statusTone(status: string): 'good' | 'busy' | 'bad' | 'muted' {
   if (status === 'sent' || status === 'active' || status === 'delivered') return 'good';
-  if (status === 'queued' || status === 'deferred' || status === 'probing' || status === 'pending')
+  if (
+    status === 'scheduled' ||
+    status === 'queued' ||
+    status === 'deferred' ||
+    status === 'probing' ||
+    status === 'pending'
+  )
     return 'busy';
-  if (status === 'recalled' || status === 'expired') return 'muted';
+  if (status === 'recalled' || status === 'expired' || status === 'canceled') return 'muted';
   return 'bad';
 }
 

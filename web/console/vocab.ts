@@ -1,5 +1,15 @@
 /** The API's vocabularies the filters offer (a unit test keeps them equal to lib/'s). */
-export const STATUSES = ['queued', 'deferred', 'sent', 'failed', 'dead', 'expired', 'recalled'] as const;
+export const STATUSES = [
+  'scheduled',
+  'queued',
+  'deferred',
+  'sent',
+  'failed',
+  'dead',
+  'expired',
+  'recalled',
+  'canceled',
+] as const;
 
 export const MSG_TYPES = [
   'text',

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { LANES } from '#lib/resources/index.js';
-import { isPlainObject } from '#lib/util/index.js';
+import { isPlainObject, parseOffsetTime } from '#lib/util/index.js';
 import { EMPTY, maxChars, oneOf } from '../issues.js';
 import { GATEWAY_LIMITS as G, LIMITS } from '../limits.js';
 
@@ -17,6 +17,11 @@ function isAbsoluteHttpsUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const url = new URL(value);
   return url.protocol === 'https:' && url.hostname !== '';
+}
+
+/** An RFC 3339 time with its offset (the OpenAPI document names this check: a `date-time`). */
+function isOffsetTime(value: string): boolean {
+  return parseOffsetTime(value) !== undefined;
 }
 
 const MetadataSchema = v.pipe(
@@ -56,6 +61,21 @@ export const GatewayFieldsSchema = v.object({
       v.maxValue(G.maxTtlSeconds, (issue) => `${issue.received} seconds, max ${G.maxTtlSeconds}`),
     ),
   ),
+  /**
+   * RFC 3339 with an offset (`2026-12-07T09:00:00+08:00`, `…Z`): deliver then, not before (docs/scheduling.md). A
+   * time already past sends at once; more than 30 days ahead is refused by ingest, which knows the time.
+   */
+  send_at: v.optional(
+    v.pipe(
+      v.string('must be an RFC 3339 time with an offset, e.g. 2026-12-07T09:00:00+08:00'),
+      v.check(
+        isOffsetTime,
+        'must be an RFC 3339 time with an offset, e.g. 2026-12-07T09:00:00+08:00 or 2026-12-07T01:00:00Z',
+      ),
+    ),
+  ),
+  /** `false`: send now even inside the app's quiet hours (a key needs the scope `quiet-hours:bypass`). */
+  quiet_hours: v.optional(v.literal(false, 'may only be false (to send inside quiet hours)')),
   /**
    * `false`: send without WeCom's duplicate check. Identical content to the same recipients is then delivered
    * every time, and a resend after a lost answer may be delivered twice (docs/concepts/delivery.md, "Duplicates").

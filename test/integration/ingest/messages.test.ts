@@ -262,6 +262,10 @@ describe('POST /v1/messages: every msgtype, recipients, priorities (sender off)'
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         sent_at: null,
+        // Sent at once: no schedule.
+        send_at: null,
+        release_at: null,
+        scheduled_by: null,
         metadata: { ticket: 'INC-42' },
         wecom: null,
         error: null,

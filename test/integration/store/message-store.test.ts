@@ -4,6 +4,7 @@ import {
   applyChange,
   changes,
   type FailedAttempt,
+  FRESH_CANCEL_AFTER_MS,
   type MessageRecord,
   type StatusChange,
 } from '#lib/model/index.js';
@@ -439,5 +440,51 @@ describe('DynamoMessageStore (dynalite)', () => {
       't3',
     ]);
     expect(recentEvents({ events })).toEqual(events);
+  });
+
+  describe('the claim and the cancel (the fence of docs/scheduling.md)', () => {
+    const at = '2026-12-01T08:00:00.000Z';
+    const longAgo = new Date(Date.parse(at) - FRESH_CANCEL_AFTER_MS - 1).toISOString();
+
+    it('lets one first receive claim a generation, a redelivery claim it again, and nothing claim a canceled message', async () => {
+      const record = messageRecord({ status: 'deferred', generation: 2 });
+      await store.create(record);
+      expect(await store.claimCopy(record.id, 2)).toBe(true);
+      expect(await store.claimCopy(record.id, 2)).toBe(false);
+      expect(await store.claimCopy(record.id, 2, { redelivery: true })).toBe(true);
+      expect(await store.claimCopy(record.id, 1, { redelivery: true })).toBe(false);
+
+      const canceled = messageRecord({ status: 'scheduled', generation: 1 });
+      await store.create(canceled);
+      expect(await store.transition(canceled.id, changes.cancel(at, 'ci'))).toBe(true);
+      expect(await store.claimCopy(canceled.id, 1)).toBe(false);
+      expect((await store.get(canceled.id))?.status).toBe('canceled');
+    });
+
+    it('writes a cancel exactly when lib/model says it may be: unclaimed, not in doubt, none sent, past a fresh window', async () => {
+      const part = { touser: ['a'], sentAt: at, wecom: { msgid: 'M' } };
+      const cases: [string, Partial<MessageRecord>][] = [
+        ['scheduled, unclaimed', { status: 'scheduled', generation: 1 }],
+        ['scheduled, claimed', { status: 'scheduled', generation: 1, claimedGeneration: 1 }],
+        ['deferred, claimed by the older copy', { status: 'deferred', generation: 3, claimedGeneration: 2 }],
+        ['deferred, in doubt', { status: 'deferred', generation: 3, inDoubt: { since: at } }],
+        ['deferred, sent in part', { status: 'deferred', generation: 3, parts: [part] }],
+        ['queued at once, fresh', { status: 'queued', generation: 0, createdAt: at }],
+        ['queued at once, long ago', { status: 'queued', generation: 0, createdAt: longAgo }],
+        [
+          'queued at once, long ago, claimed',
+          { status: 'queued', generation: 0, createdAt: longAgo, claimedGeneration: 0 },
+        ],
+        ['sent', { status: 'sent', generation: 1 }],
+      ];
+      for (const [name, fields] of cases) {
+        const record = messageRecord(fields);
+        await store.create(record);
+        const change = changes.cancel(at, 'ci');
+        const expected = applyChange(record, change) !== undefined;
+        expect(await store.transition(record.id, change), name).toBe(expected);
+        expect((await store.get(record.id))?.status, name).toBe(expected ? 'canceled' : record.status);
+      }
+    });
   });
 });

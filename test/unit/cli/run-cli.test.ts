@@ -53,6 +53,7 @@ describe('runCli', () => {
       'doctor',
       'send',
       'status',
+      'cancel',
       'messages list',
       'messages webhooks',
       'apps status',

@@ -33,6 +33,7 @@ describe('apps.<app>.webhook', () => {
         'message.dead',
         'message.expired',
         'message.recalled',
+        'message.canceled',
         'wecom.event',
       ],
     });

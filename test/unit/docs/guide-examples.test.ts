@@ -11,6 +11,7 @@ const GUIDES = [
   'guides/wechat-plugin-markdown.md',
   'guides/long-content.md',
   'guides/robots.md',
+  'guides/scheduling.md',
 ];
 
 interface Example {

@@ -117,3 +117,12 @@ describe('generic source', () => {
     expect(message.body.priority).toBe('high');
   });
 });
+
+describe('a hook with delaySeconds', () => {
+  it('schedules its messages that long after the delivery arrived (send_at), and others not at all', () => {
+    const input = hookInput(fixture('generic', 'uptime'));
+    const delayed = onlyMessage(handleHook('up', hook({ delaySeconds: 300 }), input));
+    expect(delayed.body.send_at).toBe(new Date(input.receivedAt.getTime() + 300_000).toISOString());
+    expect(onlyMessage(handleHook('up', hook(), input)).body).not.toHaveProperty('send_at');
+  });
+});

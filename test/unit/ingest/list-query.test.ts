@@ -80,7 +80,7 @@ describe('parseListQuery (GET /v1/messages)', () => {
   it('says which statuses exist', () => {
     const err = thrown(() => parseListQuery({ status: 'delivered' }, ['ops']), InvalidRequestError);
     expect(err.details[0]?.message).toBe(
-      'unknown status "delivered"; one or more (comma-separated) of queued, deferred, sent, failed, dead, expired, recalled',
+      'unknown status "delivered"; one or more (comma-separated) of scheduled, queued, deferred, sent, failed, dead, expired, recalled, canceled',
     );
   });
 

@@ -3,6 +3,7 @@ import {
   applyChange,
   changes,
   type FailedAttempt,
+  FRESH_CANCEL_AFTER_MS,
   MAX_LISTED_DEFERRALS,
   MAX_LISTED_RETRIES,
   type MessageStatus,
@@ -40,6 +41,7 @@ const EXAMPLES: Record<TransitionName, StatusChange> = {
   ),
   fail: changes.fail(AT, { code: 'wecom_rejected', message: 'no' }),
   recall: changes.recall(AT),
+  cancel: changes.cancel(AT, 'ci'),
   deadLetter: changes.deadLetter(AT, 0, { code: 'dead_lettered', message: 'in the DLQ' }),
   redrive: changes.redrive(AT, {
     from: 0,
@@ -72,6 +74,17 @@ describe('the status transition table', () => {
       'deferred→deferred',
       'deferred→failed',
       'sent→recalled',
+      // Scheduled: its copy comes to the sender at its time and moves on from there like a queued one.
+      'scheduled→failed',
+      'scheduled→sent',
+      'scheduled→queued',
+      'scheduled→dead',
+      'scheduled→expired',
+      'scheduled→deferred',
+      // Cancel: a client takes back a message not yet sent.
+      'scheduled→canceled',
+      'queued→canceled',
+      'deferred→canceled',
     ];
     const edges = new Set(
       Object.values(TRANSITIONS).flatMap((t) => t.from.map((from: MessageStatus) => `${from}→${t.to}`)),
@@ -79,9 +92,10 @@ describe('the status transition table', () => {
     expect([...edges].sort()).toEqual([...expected].sort());
   });
 
-  it('never leaves failed, expired or recalled, and leaves sent only by a recall', () => {
+  it('never leaves failed, expired, recalled or canceled, and leaves sent only by a recall', () => {
     for (const [name, t] of Object.entries(TRANSITIONS)) {
       const from: readonly MessageStatus[] = t.from;
+      expect(from, name).not.toContain(STATUS.canceled);
       expect(from, name).not.toContain(STATUS.failed);
       expect(from, name).not.toContain(STATUS.expired);
       expect(from, name).not.toContain(STATUS.recalled);
@@ -95,7 +109,8 @@ describe('the status transition table', () => {
       const change = EXAMPLES[name];
       expect(change).toMatchObject({ transition: name, ...TRANSITIONS[name], at: AT });
       for (const status of ALL_STATUSES) {
-        const record = messageRecord({ status });
+        // A cancel needs a copy that may be fenced (generation 1); the fence has tests of its own below.
+        const record = messageRecord({ status, ...(name === 'cancel' ? { generation: 1 } : {}) });
         const after = applyChange(record, change);
         if ((TRANSITIONS[name].from as readonly MessageStatus[]).includes(status)) {
           expect(after?.status, `${name} from ${status}`).toBe(TRANSITIONS[name].to);
@@ -109,9 +124,48 @@ describe('the status transition table', () => {
 
   it('moves every sender outcome out of a status the sender still works on', () => {
     for (const name of ['retry', 'die', 'expire', 'defer', 'fail'] as const) {
-      expect([...TRANSITIONS[name].from].sort()).toEqual([STATUS.deferred, STATUS.queued]);
+      expect([...TRANSITIONS[name].from].sort()).toEqual([STATUS.deferred, STATUS.queued, STATUS.scheduled]);
       expect(TERMINAL_STATUSES.has(TRANSITIONS[name].to)).toBe(name !== 'retry' && name !== 'defer');
     }
+  });
+});
+
+describe('the cancel fence (changes.cancel `unclaimed`)', () => {
+  const cancel = changes.cancel(AT, 'ci');
+  const longAgo = new Date(Date.parse(AT) - FRESH_CANCEL_AFTER_MS - 1).toISOString();
+
+  it('cancels a copy that has not claimed the right to send, and never one that has', () => {
+    expect(
+      applyChange(messageRecord({ status: 'deferred', generation: 2, claimedGeneration: 1 }), cancel)?.status,
+    ).toBe('canceled');
+    expect(
+      applyChange(messageRecord({ status: 'deferred', generation: 2, claimedGeneration: 2 }), cancel),
+    ).toBeUndefined();
+    expect(
+      applyChange(messageRecord({ status: 'scheduled', generation: 1, claimedGeneration: 1 }), cancel),
+    ).toBeUndefined();
+  });
+
+  it('leaves a message sent at once to its unclaimed first copy until the window has passed', () => {
+    expect(
+      applyChange(messageRecord({ status: 'queued', generation: 0, createdAt: AT }), cancel),
+    ).toBeUndefined();
+    expect(
+      applyChange(messageRecord({ status: 'queued', generation: 0, createdAt: longAgo }), cancel)?.status,
+    ).toBe('canceled');
+    expect(
+      applyChange(
+        messageRecord({ status: 'queued', generation: 0, createdAt: longAgo, claimedGeneration: 0 }),
+        cancel,
+      ),
+    ).toBeUndefined();
+  });
+
+  it('refuses a message that may have reached WeCom, or reached some of its recipients', () => {
+    const base = { status: 'deferred' as const, generation: 2 };
+    expect(applyChange(messageRecord({ ...base, inDoubt: { since: AT } }), cancel)).toBeUndefined();
+    const part = { touser: ['a'], sentAt: AT, wecom: { msgid: 'M' } };
+    expect(applyChange(messageRecord({ ...base, parts: [part] }), cancel)).toBeUndefined();
   });
 });
 

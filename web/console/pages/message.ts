@@ -28,6 +28,9 @@ interface MessageStatus {
   created_at: string;
   updated_at: string;
   sent_at: string | null;
+  send_at?: string | null;
+  release_at?: string | null;
+  scheduled_by?: 'send_at' | 'quiet_hours' | null;
   metadata: Record<string, string>;
   wecom: Record<string, string> | null;
   parts?: { touser: string[]; sent_at: string; wecom: Record<string, string> }[];
@@ -138,6 +141,12 @@ function summary(m: MessageStatus): HTMLElement {
       ['Created', time(m.created_at)],
       ['Updated', time(m.updated_at)],
       ['Sent', time(m.sent_at)],
+      ...(m.send_at
+        ? ([
+            [m.scheduled_by === 'quiet_hours' ? 'Held by quiet hours until' : 'Send at', time(m.send_at)],
+            ['Released at', time(m.release_at ?? m.send_at)],
+          ] as [string, Child][])
+        : []),
       ...meta.map(([k, v]): [string, Child] => [`metadata.${k}`, v]),
     ]),
   );
@@ -329,6 +338,26 @@ function actions(m: MessageStatus, key: KeyInfo, reload: () => void): HTMLElemen
     }
   };
   const controls: Child[] = [];
+  if (
+    (m.status === 'scheduled' || m.status === 'queued' || m.status === 'deferred') &&
+    may('messages:recall')
+  ) {
+    controls.push(
+      button(
+        'Cancel',
+        (b) => {
+          if (!confirm('Cancel this message? It will never be sent.')) return;
+          void run(
+            b,
+            'Cancel',
+            () => api(`/v1/messages/${encodeURIComponent(m.id)}`, { method: 'DELETE' }),
+            'messages:recall',
+          );
+        },
+        { 'data-testid': 'cancel' },
+      ),
+    );
+  }
   const notes: Child[] = [];
   const sentAt = m.sent_at ? Date.parse(m.sent_at) : Number.NaN;
   if (m.status === 'sent' && may('messages:recall') && Date.now() - sentAt >= RECALL_WINDOW_MS) {
