@@ -25,6 +25,9 @@ export interface SummaryViewFields {
   created_at: string;
   updated_at: string;
   sent_at: string | null;
+  /** A scheduled message's `send_at` and `release_at`, as `GET /v1/messages/{id}` shows them. */
+  send_at?: string;
+  release_at?: string;
 }
 
 export interface MessageListView {
@@ -47,6 +50,7 @@ export const toSummaryView = (s: MessageSummary): MessageSummaryView => ({
   created_at: s.createdAt,
   updated_at: s.updatedAt,
   sent_at: s.sentAt ?? null,
+  ...(s.schedule ? { send_at: s.schedule.dueAt, release_at: s.schedule.releaseAt } : {}),
 });
 
 /**

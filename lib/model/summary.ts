@@ -41,6 +41,8 @@ export interface SummaryFields {
   createdAt: string;
   updatedAt: string;
   sentAt?: string;
+  /** A scheduled message's time (lib/schedule `Schedule`): what it was asked for, and when it leaves. */
+  schedule?: { dueAt: string; releaseAt: string };
 }
 
 /**
@@ -72,6 +74,7 @@ export function summaryOf(r: MessageRecord): MessageSummary {
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
     ...(r.sentAt !== undefined ? { sentAt: r.sentAt } : {}),
+    ...(r.schedule ? { schedule: { dueAt: r.schedule.dueAt, releaseAt: r.schedule.releaseAt } } : {}),
   };
 }
 

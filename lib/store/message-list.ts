@@ -85,7 +85,7 @@ export const MAX_EXAMINED = 1_000;
 /** BatchGetItem takes at most 100 keys per request. */
 const BATCH_GET_KEYS = 100;
 /** What a list entry needs of a record read by key (a `touser` page), and of a first delivery (its time). */
-const READ_ATTRIBUTES = [...MESSAGE_SUMMARY_ATTRIBUTES, 'robot', 'pk', 'sk', 'at'];
+const READ_ATTRIBUTES = [...MESSAGE_SUMMARY_ATTRIBUTES, 'robot', 'schedule', 'pk', 'sk', 'at'];
 
 /**
  * The message list over the `byApp` and `byRecipient` indexes (lib/resources `TABLE`, keys.ts).
@@ -138,9 +138,15 @@ export class DynamoMessageList implements MessageList {
       }),
     });
     const candidates = found.items.slice(0, q.limit).map(summaryOfItem);
-    const sent = await this.firstDeliveries(candidates.filter(mayHaveFirstDelivery).map((s) => s.id));
+    const { sent, schedules } = await this.stateOutsideIndex(
+      candidates.filter(mayHaveFirstDelivery).map((s) => s.id),
+      candidates.filter((s) => s.status === STATUS.scheduled).map((s) => s.id),
+    );
     const messages = candidates
-      .map((s) => summaryWithFirstDelivery(s, sent.get(s.id)))
+      .map((s) => {
+        const schedule = schedules.get(s.id);
+        return summaryWithFirstDelivery(schedule ? { ...s, schedule } : s, sent.get(s.id));
+      })
       .filter((s) => s.app === q.app && matchesStatus(q, s));
     return { messages, ...nextOf(found, q.limit) };
   }
@@ -235,14 +241,29 @@ export class DynamoMessageList implements MessageList {
     return { items: (out.Items ?? []) as Record<string, unknown>[], ...(lastKey ? { lastKey } : {}) };
   }
 
-  /** When each of these messages' first delivery was recorded, for those that have one. */
-  private async firstDeliveries(ids: string[]): Promise<Map<string, string>> {
-    const at = new Map<string, string>();
-    for (const item of await this.batchGet(ids.map((id) => keys.firstDelivery(id)))) {
+  /**
+   * What the index does not hold, in one BatchGetItem: when each of `mayBeSent`'s first delivery was recorded (for
+   * those that have one), and the schedule of each of `scheduled` (the index projects no schedule).
+   */
+  private async stateOutsideIndex(
+    mayBeSent: string[],
+    scheduled: string[],
+  ): Promise<{ sent: Map<string, string>; schedules: Map<string, NonNullable<MessageSummary['schedule']>> }> {
+    const sent = new Map<string, string>();
+    const schedules = new Map<string, NonNullable<MessageSummary['schedule']>>();
+    const wanted = [
+      ...mayBeSent.map((id) => keys.firstDelivery(id)),
+      ...scheduled.map((id) => keys.message(id)),
+    ];
+    if (wanted.length === 0) return { sent, schedules };
+    for (const item of await this.batchGet(wanted)) {
       const id = messageIdOf(item.pk);
-      if (id !== undefined && typeof item.at === 'string') at.set(id, item.at);
+      if (id === undefined) continue;
+      if (item.sk === FIRST_DELIVERY_SK && typeof item.at === 'string') sent.set(id, item.at);
+      const schedule = scheduleOfItem(item);
+      if (item.sk === RECORD_SK && schedule) schedules.set(id, schedule);
     }
-    return at;
+    return { sent, schedules };
   }
 
   /** The current summaries (first deliveries folded in) of these messages, read from their records. */
@@ -376,5 +397,19 @@ function summaryOfItem(item: Record<string, unknown>): MessageSummary {
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
     ...(typeof item.sentAt === 'string' ? { sentAt: item.sentAt } : {}),
+    ...scheduleField(item),
   };
+}
+
+const scheduleField = (item: Record<string, unknown>): Pick<MessageSummary, 'schedule'> => {
+  const schedule = scheduleOfItem(item);
+  return schedule ? { schedule } : {};
+};
+
+/** A record item's schedule, as a list entry shows it. */
+function scheduleOfItem(item: Record<string, unknown>): MessageSummary['schedule'] {
+  const s = item.schedule as { dueAt?: unknown; releaseAt?: unknown } | undefined;
+  return typeof s?.dueAt === 'string' && typeof s.releaseAt === 'string'
+    ? { dueAt: s.dueAt, releaseAt: s.releaseAt }
+    : undefined;
 }

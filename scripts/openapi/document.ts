@@ -391,6 +391,17 @@ const RESPONSES: Record<string, Json> = {
       created_at: { type: 'string', format: 'date-time' },
       updated_at: { type: 'string', format: 'date-time' },
       sent_at: nullable({ type: 'string', format: 'date-time' }),
+      send_at: {
+        type: 'string',
+        format: 'date-time',
+        description:
+          'A scheduled message: the time it was asked for (send_at), or the end of the quiet hours that held it',
+      },
+      release_at: {
+        type: 'string',
+        format: 'date-time',
+        description: 'A scheduled message: when it leaves for WeCom (send_at plus its share of the spread)',
+      },
     },
     required: [
       'id',

@@ -295,7 +295,11 @@ describeBrowser('operator console', () => {
     expect(scheduled.body.status).toBe('scheduled');
     const watched = await openPage(browser);
     const { page } = watched;
-    await signIn(watched, `/console/messages/${scheduled.body.id}`);
+    // The list says when it leaves; its row leads to its page.
+    await signIn(watched, '/console/messages?app=ops&status=scheduled');
+    const row = page.getByTestId('messages').locator('tr', { hasText: scheduled.body.id });
+    await expect.poll(() => row.getByTestId('release-at').textContent(), POLL).toMatch(/^leaves \d{4}-/);
+    await row.getByRole('link').click();
     await expect.poll(() => page.getByTestId('status').first().textContent(), POLL).toBe('scheduled');
     expect(await page.getByText('Send at').count()).toBeGreaterThan(0);
 

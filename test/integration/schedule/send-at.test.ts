@@ -59,6 +59,11 @@ describe('scheduled sends', () => {
     const res = await gw.post('/v1/messages', text('in twenty minutes', 'far1', { send_at: sendAt }));
     expect(res.body.status).toBe('scheduled');
     expect(gw.stack.timers.size()).toBe(1);
+    // The list shows it scheduled, with its time, as the message's own page does.
+    const listed = await gw.get('/v1/messages?app=ops&status=scheduled');
+    expect(listed.body.messages).toContainEqual(
+      expect.objectContaining({ id: res.body.id, status: 'scheduled', send_at: sendAt }),
+    );
 
     // Five minutes before: the timer (which fires 5 minutes ahead) has not fired, nothing is sent.
     gw.stack.clock.advance(14 * 60_000);

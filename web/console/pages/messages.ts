@@ -32,6 +32,9 @@ export interface MessageSummary {
   created_at: string;
   updated_at: string;
   sent_at: string | null;
+  /** Scheduled messages: the time asked for, and when it leaves (send_at plus its share of the spread). */
+  send_at?: string;
+  release_at?: string;
 }
 
 const PAGE_SIZE = 50;
@@ -167,7 +170,12 @@ async function load(results: HTMLElement, filters: MessageFilters): Promise<void
         [link({ page: 'message', id: m.id }, h('code', {}, m.id))],
         [m.msgtype],
         [h('span', { class: 'recipients' }, recipientsOf(m))],
-        [badge(m.status)],
+        [
+          badge(m.status),
+          m.release_at && m.status === 'scheduled'
+            ? h('div', { class: 'muted small', 'data-testid': 'release-at' }, 'leaves ', time(m.release_at))
+            : null,
+        ],
         [String(m.attempts)],
       ),
     );
