@@ -305,9 +305,11 @@ async function startHttpApi(
   const callbackDeps = await createCallbackDeps(runtime);
   // In AWS the console and the OpenAPI document are embedded in the ingest bundle at synth; here the console is built
   // from web/ at every start.
+  const consoleApp = await buildWebApp(CONSOLE_APP);
+  const openapi = readOpenApi();
   const ingest = wrapIngestHandler(ingestDeps, {
-    console: await buildWebApp(CONSOLE_APP),
-    openapi: readOpenApi(),
+    console: async () => consoleApp,
+    openapi: async () => openapi,
   });
   const callback = wrapCallbackHandler(callbackDeps);
   const handlers: Record<(typeof ROUTES)[number]['functionId'], HttpHandler> = {

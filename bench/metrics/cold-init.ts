@@ -1,7 +1,8 @@
 /**
  * SPEC §7: cold init of each bundled handler in a fresh process → ≤ 150 ms; ingest bundle → ≤ 400 KB.
  *
- * Each function is bundled exactly as the CDK stack bundles it (`esbuildOptionsFor`, minified ESM + source map)
+ * Each function is bundled exactly as the CDK stack bundles it (`esbuildOptionsFor`, minified ESM + source maps, an entry
+ * module and chunks; the size is what the entry loads statically, the chunks routes import on first use apart)
  * into a temp dir. A fresh `node` process per sample (NODE_OPTIONS=--enable-source-maps as deployed, only the
  * function's environment, config from a file as locally) times `await import(bundle)`: module evaluation including
  * the handler's top-level await (config load, clients). No network happens at init. Five samples per function,
@@ -30,7 +31,9 @@ export const coldInit: Metric = {
       const bundles: BundleReport[] = [];
       for (const id of functionIds()) bundles.push(await bundleFunction(id, dir));
       const timer = await bundleChild('import-timer', dir);
-      ctx.log(`bundled ${bundles.map((b) => `${b.id} ${fmt(b.bytes / 1024, 1)} KB`).join(', ')}`);
+      ctx.log(
+        `bundled ${bundles.map((b) => `${b.id} ${fmt(b.bytes / 1024, 1)} KB loaded at cold start (${fmt(b.totalBytes / 1024, 1)} KB in all)`).join(', ')}`,
+      );
       const env = functionEnv(gw.stack);
       const samples = new Map<
         string,
@@ -59,6 +62,7 @@ export const coldInit: Metric = {
         });
         details[b.id] = {
           bundleBytes: b.bytes,
+          artifactBytes: b.totalBytes,
           importMs: imp,
           processStartToReadyMs: total,
           rssAfterInitBytes: Math.max(...s.map((x) => x.rssBytes)),
@@ -68,8 +72,8 @@ export const coldInit: Metric = {
       const ingest = bundles.find((b) => b.id === 'ingest');
       if (ingest) {
         rows.push({
-          metric: 'ingest bundle size',
-          measured: `${fmt(ingest.bytes / 1024, 1)} KB`,
+          metric: 'ingest bundle size (loaded at cold start)',
+          measured: `${fmt(ingest.bytes / 1024, 1)} KB (${fmt(ingest.totalBytes / 1024, 1)} KB with its lazy chunks)`,
           target: '≤ 400 KB',
           pass: ingest.bytes <= INGEST_LIMIT_BYTES,
           value: ingest.bytes,

@@ -14,32 +14,31 @@ import {
 } from '#functions/shared/middleware.js';
 import type { ApiKeyConfig, ConfigSource, GatewayConfig } from '#lib/config/index.js';
 import { type HttpResponse, json, RouteNotFoundError, toErrorBody } from '#lib/http/index.js';
-import {
-  type Authenticator,
-  cancelMessage,
-  checkReach,
-  createAuthenticator,
-  getAppState,
-  getMessage,
-  getRobotState,
-  type IngestDeps,
-  listApps,
-  listEvents,
-  listMessages,
-  listRobots,
-  listTemplates,
-  listWebhookDeliveries,
-  recallMessage,
-  receiveHook,
-  receivePush,
-  requireScope,
-  submitBatch,
-  submitMessage,
-  updateCard,
-} from '#lib/ingest/index.js';
-import { getDeadLetter, listDlq, redriveDeadLetter } from '#lib/ops/dlq-api.js';
+import { requireScope } from '#lib/ingest/access.js';
+import { type Authenticator, createAuthenticator } from '#lib/ingest/auth.js';
+import { listMessages } from '#lib/ingest/list.js';
+import { submitBatch, submitMessage } from '#lib/ingest/service.js';
+import { getMessage } from '#lib/ingest/status.js';
+import type { IngestDeps } from '#lib/ingest/types.js';
 import { hookNameOf, type Route, routeOf } from '#lib/resources/index.js';
-import { serveWebApp, type WebApp } from '#lib/web/index.js';
+import type { WebApp } from '#lib/web/assets.js';
+
+// Sending and reading messages is what a cold start serves; every other route (SaaS hooks, one-URL push, the DLQ,
+// the console's files and its pages' reads, the OpenAPI document, recall, cancel, card updates, reach checks) loads
+// its code on first use: the function's bundle keeps it in chunks of its own (infra/constructs/bundling.ts), so a
+// cold start compiles none of it.
+const apps = () => import('#lib/ingest/apps.js');
+const cancel = () => import('#lib/ingest/cancel.js');
+const card = () => import('#lib/ingest/card.js');
+const dlq = () => import('#lib/ops/dlq-api.js');
+const events = () => import('#lib/ingest/events.js');
+const hooks = () => import('#lib/ingest/hooks.js');
+const reach = () => import('#lib/ingest/reach.js');
+const recall = () => import('#lib/ingest/recall.js');
+const robots = () => import('#lib/ingest/robots.js');
+const templates = () => import('#lib/ingest/templates.js');
+const web = () => import('#lib/web/serve.js');
+const webhooks = () => import('#lib/ingest/webhooks.js');
 
 /** API Gateway's own limit is 10 MB; the gateway's is 1 MB (a WeCom message is far smaller). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -55,15 +54,15 @@ type Operation<R extends IngestRoute> = (
   web: WebApps,
 ) => Promise<HttpResponse>;
 
-/** What the function serves besides the API: absent ones answer 404. */
+/** What the function serves besides the API, each loaded on its first request: absent ones answer 404. */
 export interface WebApps {
   /** The operator console (lib/resources `WEB_ROUTES`). */
-  console?: WebApp;
+  console?: () => Promise<WebApp | undefined>;
   /**
    * The OpenAPI document as JSON text (docs/openapi.json, generated from the validator's schemas by `npm run openapi`;
    * a test keeps it current).
    */
-  openapi?: string;
+  openapi?: () => Promise<string | undefined>;
 }
 
 /** The exact bytes of a `raw` route's body: from the rawBody middleware, or decoded here for a bare handler. */
@@ -84,39 +83,51 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
   getMessage: async (deps, event, apiKey) =>
     json(200, await getMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   cancelMessage: async (deps, event, apiKey) =>
-    json(200, await cancelMessage(deps, apiKey, event.pathParameters?.id ?? '')),
+    json(200, await (await cancel()).cancelMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   recallMessage: async (deps, event, apiKey) =>
-    json(200, await recallMessage(deps, apiKey, event.pathParameters?.id ?? '')),
+    json(200, await (await recall()).recallMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   listWebhookDeliveries: async (deps, event, apiKey) =>
-    json(200, await listWebhookDeliveries(deps, apiKey, event.pathParameters?.id ?? '')),
+    json(200, await (await webhooks()).listWebhookDeliveries(deps, apiKey, event.pathParameters?.id ?? '')),
   listDeadLetters: async (deps, event, apiKey) =>
-    json(200, await listDlq(deps, apiKey, event.queryStringParameters ?? {})),
+    json(200, await (await dlq()).listDlq(deps, apiKey, event.queryStringParameters ?? {})),
   getDeadLetter: async (deps, event, apiKey) =>
-    json(200, await getDeadLetter(deps, apiKey, event.pathParameters?.id ?? '')),
+    json(200, await (await dlq()).getDeadLetter(deps, apiKey, event.pathParameters?.id ?? '')),
   redriveDeadLetter: async (deps, event, apiKey) =>
-    json(200, await redriveDeadLetter(deps, apiKey, event.pathParameters?.id ?? '', event.parsedBody)),
-  listApps: async (deps, _event, apiKey) => json(200, await listApps(deps, apiKey)),
+    json(
+      200,
+      await (await dlq()).redriveDeadLetter(deps, apiKey, event.pathParameters?.id ?? '', event.parsedBody),
+    ),
+  listApps: async (deps, _event, apiKey) => json(200, await (await apps()).listApps(deps, apiKey)),
   getApp: async (deps, event, apiKey) =>
-    json(200, await getAppState(deps, apiKey, event.pathParameters?.app ?? '')),
-  listRobots: async (deps, _event, apiKey) => json(200, await listRobots(deps, apiKey)),
+    json(200, await (await apps()).getAppState(deps, apiKey, event.pathParameters?.app ?? '')),
+  listRobots: async (deps, _event, apiKey) => json(200, await (await robots()).listRobots(deps, apiKey)),
   getRobot: async (deps, event, apiKey) =>
-    json(200, await getRobotState(deps, apiKey, event.pathParameters?.robot ?? '')),
+    json(200, await (await robots()).getRobotState(deps, apiKey, event.pathParameters?.robot ?? '')),
   checkReach: async (deps, event, apiKey) =>
     json(
       200,
-      await checkReach(deps, apiKey, event.pathParameters?.app ?? '', event.queryStringParameters ?? {}),
+      await (await reach()).checkReach(
+        deps,
+        apiKey,
+        event.pathParameters?.app ?? '',
+        event.queryStringParameters ?? {},
+      ),
     ),
   updateCard: async (deps, event, apiKey) =>
-    json(200, await updateCard(deps, apiKey, event.pathParameters?.id ?? '', event.parsedBody)),
+    json(
+      200,
+      await (await card()).updateCard(deps, apiKey, event.pathParameters?.id ?? '', event.parsedBody),
+    ),
   listEvents: async (deps, event, apiKey) =>
-    json(200, await listEvents(deps, apiKey, event.queryStringParameters ?? {})),
+    json(200, await (await events()).listEvents(deps, apiKey, event.queryStringParameters ?? {})),
   listTemplates: async (deps, event, apiKey) =>
-    json(200, listTemplates(deps, apiKey, event.queryStringParameters ?? {})),
+    json(200, (await templates()).listTemplates(deps, apiKey, event.queryStringParameters ?? {})),
   health: async () => json(200, { status: 'ok' }),
-  console: async (_deps, event, _apiKey, web) => {
+  console: async (_deps, event, _apiKey, apps) => {
+    const app = await apps.console?.();
     const answer =
-      web.console &&
-      serveWebApp(web.console, event.rawPath, { acceptEncoding: event.headers['accept-encoding'] });
+      app &&
+      (await web()).serveWebApp(app, event.rawPath, { acceptEncoding: event.headers['accept-encoding'] });
     if (!answer) throw new RouteNotFoundError(`${event.requestContext.http.method} ${event.rawPath}`);
     // Binary-safe for every asset type; API Gateway decodes it (payload format 2.0).
     return { ...answer, body: answer.body.toString('base64'), isBase64Encoded: true };
@@ -124,26 +135,31 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
   unknownRoute: async (_deps, event) => {
     throw new RouteNotFoundError(`${event.requestContext.http.method} ${event.rawPath}`);
   },
-  openapi: async (_deps, event, _apiKey, web) => {
-    const body = web.openapi;
+  openapi: async (_deps, event, _apiKey, apps) => {
+    const body = await apps.openapi?.();
     if (body === undefined)
       throw new RouteNotFoundError(`${event.requestContext.http.method} ${event.rawPath}`);
     return { ...json(200, null, { 'cache-control': 'public, max-age=300' }), body };
   },
   // 202 when queued, 200 when ignored (nothing to send, e.g. GitHub's ping): both 2xx, so vendors do not retry.
   receiveHook: async (deps, event) => {
-    const receipt = await receiveHook(deps, hookNameOf(event), event.pathParameters?.token ?? '', {
-      rawBody: bytesOf(event),
-      // Header names are case-insensitive (RFC 9110 §5.1); the sources look them up in lower case.
-      headers: Object.fromEntries(Object.entries(event.headers).map(([k, v]) => [k.toLowerCase(), v])),
-    });
+    const receipt = await (await hooks()).receiveHook(
+      deps,
+      hookNameOf(event),
+      event.pathParameters?.token ?? '',
+      {
+        rawBody: bytesOf(event),
+        // Header names are case-insensitive (RFC 9110 §5.1); the sources look them up in lower case.
+        headers: Object.fromEntries(Object.entries(event.headers).map(([k, v]) => [k.toLowerCase(), v])),
+      },
+    );
     return json(receipt.status === 'queued' ? 202 : 200, receipt);
   },
   // 200 as ServerChan answers, so its clients' checks pass; the body carries both shapes.
   push: async (deps, event) =>
     json(
       200,
-      await receivePush(deps, event.pathParameters?.sendkey ?? '', {
+      await (await hooks()).receivePush(deps, event.pathParameters?.sendkey ?? '', {
         query: event.rawQueryString ?? '',
         ...(event.requestContext.http.method === 'POST' ? { rawBody: bytesOf(event) } : {}),
         ...(event.headers['content-type'] === undefined

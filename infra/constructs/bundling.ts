@@ -1,22 +1,19 @@
 import path from 'node:path';
-import { Runtime } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { BuildOptions } from 'esbuild';
+import { AssetHashType, DockerImage } from 'aws-cdk-lib';
+import { Code, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { type BuildOptions, buildSync } from 'esbuild';
 import { FUNCTIONS, type FunctionId } from '#lib/resources/index.js';
 import { CONSOLE_APP, EMBEDDED_CONSOLE, packWebApp } from '#lib/web/apps.js';
 import { buildWebAppSync } from '#lib/web/build.js';
 import { EMBEDDED_OPENAPI, packDocument, readOpenApi } from '#lib/web/documents.js';
 
-/** Repository root: `projectRoot`, `depsLockFilePath` and every `FUNCTIONS[id].entry` are relative to it. */
+/** Repository root: every `FUNCTIONS[id].entry` is relative to it. */
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
 
 /** The newest Node.js LTS runtime aws-cdk-lib offers (cdk-nag AwsSolutions-L1 flags older ones). */
 export const HOUSE_RUNTIME = Runtime.NODEJS_24_X;
 
-/**
- * esbuild target matching the runtime ('nodejs24.x' → 'node24'); NodejsFunction derives the same value,
- * we state it so the bundle-size bench builds exactly what CDK builds.
- */
+/** esbuild target matching the runtime ('nodejs24.x' → 'node24'). */
 const ESBUILD_TARGET = HOUSE_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1');
 
 /**
@@ -26,20 +23,26 @@ const ESBUILD_TARGET = HOUSE_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1');
 const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
+/** The function's entry module in its artifact: Lambda's handler is `index.handler`. */
+export const HANDLER = 'index.handler';
+
 /**
- * Bundling options of every gateway function — defined once, used by the house construct and by
- * `bench/bundle-size.ts`.
+ * Bundling options of every gateway function — defined once, used by the house construct and by the bench.
+ *
+ * Each function is one entry module plus chunks (esbuild code splitting): what a route loads with `import()` on first
+ * use (the ingest function's rare routes, EventBridge Scheduler's client, the SDK's own lazy parts) stays in chunks
+ * a cold start neither reads nor compiles. One file would hold them all; `import()` inside it even defeats
+ * tree-shaking of what those routes share.
  */
 export const HOUSE_BUNDLING = {
   target: ESBUILD_TARGET,
-  format: OutputFormat.ESM,
   // Prefer the ESM build of dual packages so esbuild can tree-shake them (the AWS SDK v3 ships both).
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
   minify: true,
   sourceMap: true,
-  // Line mappings are enough for stack traces; embedded sources would only grow the artifact Node parses
-  // at start-up under --enable-source-maps.
+  // Line mappings are enough for stack traces; embedded sources would only grow the maps Node parses at start-up
+  // under --enable-source-maps.
   sourcesContent: false,
   // Bundle the AWS SDK v3 instead of using the runtime's copy: the pinned version ships, tree-shaken, and
   // cold starts skip resolving the full runtime SDK
@@ -49,7 +52,7 @@ export const HOUSE_BUNDLING = {
   // variables, which the SDK's default chain reads first (`fromEnv`, statically imported); SSO, ini profiles,
   // credential processes, web identity, login and container/instance metadata are only loaded by dynamic
   // `import()` when that fails. Left external, those imports stay lazy and, if ever reached, resolve to the
-  // copy of the SDK the Lambda Node.js runtime ships. Saves ~100 KB of every bundle (SPEC §7: ingest ≤ 400 KB).
+  // copy of the SDK the Lambda Node.js runtime ships. Saves ~100 KB of every bundle.
   externalModules: [
     '@aws-sdk/credential-provider-sso',
     '@aws-sdk/credential-provider-ini',
@@ -66,14 +69,12 @@ export const HOUSE_BUNDLING = {
     // `../milo/` path (test/infra/bundle.test.ts checks what was left out).
     '../milo/*',
   ] as string[],
-  // Local esbuild only: no Docker on developer machines or CI.
-  forceDockerBundling: false,
-} satisfies BundlingOptions;
+} as const;
 
 /**
  * esbuild `define`s of a function's bundle: ingest serves the operator console and the OpenAPI document, so the
  * console's files (built from web/ right here, once per synth) and the document travel into the bundle as strings
- * (lib/web `packWebApp`, `packDocument`): a string literal costs V8 next to nothing to compile at cold start.
+ * (lib/web `packWebApp`, `packDocument`), in the chunks of the routes that serve them.
  */
 export function definesFor(id: FunctionId): Record<string, string> {
   if (id !== 'ingest') return {};
@@ -81,32 +82,26 @@ export function definesFor(id: FunctionId): Record<string, string> {
     [EMBEDDED_CONSOLE]: JSON.stringify(packWebApp(buildWebAppSync(CONSOLE_APP))),
     [EMBEDDED_OPENAPI]: JSON.stringify(packDocument(readOpenApi())),
   };
-  // CDK passes each define as one command-line argument, which Linux caps at 128 KiB (MAX_ARG_STRLEN).
-  for (const [name, value] of Object.entries(ingestDefines)) {
-    if (value.length > MAX_DEFINE_CHARS) {
-      throw new Error(`${name} is ${value.length} characters as a define, over ${MAX_DEFINE_CHARS}`);
-    }
-  }
   return ingestDefines;
 }
 
 let ingestDefines: Record<string, string> | undefined;
-const MAX_DEFINE_CHARS = 120 * 1024;
-
-/** The bundling options of one function: {@link HOUSE_BUNDLING} plus its defines. */
-export const bundlingFor = (id: FunctionId) => ({ ...HOUSE_BUNDLING, define: definesFor(id) });
 
 /**
- * The esbuild options NodejsFunction derives from {@link bundlingFor} (its CLI flags:
- * `--bundle --platform=node --target --format --main-fields --banner:js --minify --sourcemap --define`).
+ * The esbuild options of one function's artifact, written to `outdir`: `index.mjs` (the handler's module), its
+ * chunks under `chunks/`, and a source map beside each.
  */
-export function esbuildOptionsFor(id: FunctionId): BuildOptions {
+export function esbuildOptionsFor(id: FunctionId, outdir: string): BuildOptions {
   return {
-    entryPoints: [path.resolve(REPO_ROOT, FUNCTIONS[id].entry)],
+    entryPoints: { index: path.resolve(REPO_ROOT, FUNCTIONS[id].entry) },
     bundle: true,
+    splitting: true,
     platform: 'node',
     target: HOUSE_BUNDLING.target,
-    format: HOUSE_BUNDLING.format === OutputFormat.ESM ? 'esm' : 'cjs',
+    format: 'esm',
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
     mainFields: [...HOUSE_BUNDLING.mainFields],
     banner: { js: HOUSE_BUNDLING.banner },
     minify: HOUSE_BUNDLING.minify,
@@ -114,7 +109,27 @@ export function esbuildOptionsFor(id: FunctionId): BuildOptions {
     sourcesContent: HOUSE_BUNDLING.sourcesContent,
     external: [...HOUSE_BUNDLING.externalModules],
     define: definesFor(id),
-    outfile: 'index.mjs',
     absWorkingDir: REPO_ROOT,
+    logLevel: 'warning',
   };
+}
+
+/**
+ * A function's code asset: bundled by esbuild in this process (no Docker on developer machines or CI), hashed by
+ * what it produced, so a synth whose output did not change uploads nothing.
+ */
+export function functionCode(id: FunctionId): Code {
+  return Code.fromAsset(REPO_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never pulled: local bundling below always succeeds or throws.
+      image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:24'),
+      local: {
+        tryBundle(outputDir: string): boolean {
+          buildSync(esbuildOptionsFor(id, outputDir));
+          return true;
+        },
+      },
+    },
+  });
 }

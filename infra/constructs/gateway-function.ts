@@ -2,15 +2,14 @@ import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, RecursiveLoop, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Function as LambdaFunction, RecursiveLoop, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource, type SqsEventSourceProps } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { callsWecom, ENV, FUNCTIONS, type IndexName, type LaneName } from '#lib/resources/index.js';
-import { bundlingFor, HOUSE_RUNTIME, REPO_ROOT } from './bundling.js';
+import { functionCode, HANDLER, HOUSE_RUNTIME } from './bundling.js';
 import type { ReleaseTimers } from './release-timers.js';
 
 export type FunctionId = keyof typeof FUNCTIONS;
@@ -65,7 +64,7 @@ export interface WecomReach {
 }
 
 /**
- * The house Lambda function: NodejsFunction with our runtime, architecture, ESM bundling and logging
+ * The house Lambda function: our runtime, architecture, ESM bundling with code splitting (bundling.ts) and logging
  * defaults (STYLE rule 6). The role starts empty except for writing to the function's own log group;
  * every other permission comes from a `use*` helper that also sets the matching environment variable,
  * so a grant and the name the code reads cannot drift apart.
@@ -75,7 +74,7 @@ export interface WecomReach {
  * ingest.useTable(table, ['GetItem', 'PutItem']);
  */
 export class GatewayFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
   /** Queues the function may SendMessage to, and queues that trigger it: their overlap is a recursive loop. */
@@ -125,11 +124,9 @@ export class GatewayFunction extends Construct {
       });
     }
 
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: `${REPO_ROOT}/${definition.entry}`,
-      handler: 'handler',
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: `${REPO_ROOT}/package-lock.json`,
+    this.fn = new LambdaFunction(this, 'Function', {
+      code: functionCode(props.id),
+      handler: HANDLER,
       runtime: HOUSE_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: definition.memoryMb,
@@ -145,7 +142,6 @@ export class GatewayFunction extends Construct {
       // itself (the sender: maxReceiveCount for retries, `exceeds_quota` for deferrals), so it opts out.
       ...(props.feedsOwnTrigger && { recursiveLoop: RecursiveLoop.ALLOW }),
       ...(props.tracing && { tracing: Tracing.ACTIVE }),
-      bundling: bundlingFor(props.id),
       environment: {
         // Stack traces point into the TypeScript sources (https://nodejs.org/api/cli.html#--enable-source-maps).
         NODE_OPTIONS: '--enable-source-maps',

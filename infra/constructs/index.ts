@@ -1,7 +1,8 @@
 export {
-  bundlingFor,
   definesFor,
   esbuildOptionsFor,
+  functionCode,
+  HANDLER,
   HOUSE_BUNDLING,
   HOUSE_RUNTIME,
   REPO_ROOT,

@@ -1,7 +1,8 @@
-// Deep imports: the callback modules' indexes hold the XML parser, which the ingest bundle must not carry.
+// Deep imports, of the errors only: the callback modules' indexes hold the XML parser, which the ingest bundle must
+// not carry, and the hooks' and ingest's indexes the code of routes that the ingest function loads on first use.
 import { CallbackError } from '#lib/callback/errors.js';
-import { HookError, type HookErrorCode } from '#lib/hooks/index.js';
-import { IngestError, type IngestErrorCode } from '#lib/ingest/index.js';
+import { HookError, type HookErrorCode } from '#lib/hooks/errors.js';
+import { IngestError, type IngestErrorCode } from '#lib/ingest/errors.js';
 import { CallbackAppNotFoundError } from '#lib/receipts/errors.js';
 import { HttpError, type HttpErrorCode } from './errors.js';
 

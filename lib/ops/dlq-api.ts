@@ -1,14 +1,13 @@
 import type { ApiKeyConfig } from '#lib/config/index.js';
-import { MESSAGE_ID } from '#lib/ingest/ids.js';
+import { authorizeApp, mayUse } from '#lib/ingest/access.js';
 import {
-  authorizeApp,
-  type IngestDeps,
   InvalidRequestError,
   MessageNotFoundError,
-  mayUse,
   RetryLaterError,
   StateConflictError,
-} from '#lib/ingest/index.js';
+} from '#lib/ingest/errors.js';
+import { MESSAGE_ID } from '#lib/ingest/ids.js';
+import type { IngestDeps } from '#lib/ingest/types.js';
 import { channelOf, type ValidationIssue } from '#lib/messages/index.js';
 import type { MessageStatus } from '#lib/model/index.js';
 import { LANES, type LaneName } from '#lib/resources/index.js';

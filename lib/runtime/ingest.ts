@@ -1,13 +1,9 @@
 import type { ConfigSource } from '#lib/config/index.js';
 import type { IngestDeps } from '#lib/ingest/index.js';
 import { channelKey } from '#lib/messages/index.js';
-import {
-  createSchedulerClient,
-  EventBridgeReleaseTimers,
-  SqsDeadLetterQueue,
-  SqsQueueDepths,
-} from '#lib/queue/index.js';
+import { type ReleaseTimers, SqsDeadLetterQueue, SqsQueueDepths } from '#lib/queue/index.js';
 import { QuotaUsageReader, ROBOT_MEMBER, robotQuota, WECOM_WINDOWS } from '#lib/quota/index.js';
+import type { ReleaseTimerTarget } from '#lib/resources/index.js';
 import {
   DynamoCardCodeStore,
   DynamoEventStore,
@@ -56,12 +52,7 @@ export async function createIngestDeps(
     ...(opts.timers
       ? { timers: opts.timers }
       : s.env.releaseTimers
-        ? {
-            timers: new EventBridgeReleaseTimers(
-              createSchedulerClient('wecom-gateway/ingest'),
-              s.env.releaseTimers,
-            ),
-          }
+        ? { timers: eventBridgeTimers(s.env.releaseTimers) }
         : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(s.env.deadLetterQueueUrls
@@ -92,5 +83,27 @@ export async function createIngestDeps(
     // No urlGuard: lib/ingest builds one per config object, so a re-read config's allowLoopbackWebhooks holds.
     ...(opts.webhookResolve ? { resolve: opts.webhookResolve } : {}),
     close: () => s.wecom.close(),
+  };
+}
+
+/**
+ * EventBridge Scheduler's timers, with its client loaded on the first schedule beyond SQS's 15 minutes or the first
+ * cancel of one, not at every cold start: most messages never need it (bundling keeps it in a chunk of its own).
+ */
+function eventBridgeTimers(settings: ReleaseTimerTarget): ReleaseTimers {
+  let loaded: Promise<ReleaseTimers> | undefined;
+  const timers = (): Promise<ReleaseTimers> => {
+    loaded ??= import('#lib/queue/eventbridge-release-timers.js').then(
+      (m) => new m.EventBridgeReleaseTimers(m.createSchedulerClient('wecom-gateway/ingest'), settings),
+      (err: unknown) => {
+        loaded = undefined;
+        throw err;
+      },
+    );
+    return loaded;
+  };
+  return {
+    set: async (timer) => (await timers()).set(timer),
+    clear: async (id) => (await timers()).clear(id),
   };
 }

@@ -1,20 +1,44 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, build as buildToDisk } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import type { FunctionId } from '#lib/resources/index.js';
 import { EMBEDDED_CONSOLE, EMBEDDED_OPENAPI, readOpenApi, unpackWebApp } from '#lib/web/index.js';
-import { definesFor, esbuildOptionsFor, HOUSE_BUNDLING } from '../../infra/constructs/bundling.js';
+import { definesFor, esbuildOptionsFor, HOUSE_BUNDLING, REPO_ROOT } from '../../infra/constructs/bundling.js';
 
-/** A function's bundle as CDK builds it, in memory. */
+/**
+ * A function's artifact as CDK builds it, in memory: the text of every module (`js`, the entry and its chunks), of
+ * what a cold start loads (`hot`: the entry and the chunks it imports statically), and the inputs.
+ */
 async function bundle(id: FunctionId) {
   const result = await build({
-    ...esbuildOptionsFor(id),
+    ...esbuildOptionsFor(id, join(tmpdir(), 'wgw-infra-bundle', id)),
     write: false,
     metafile: true,
     logLevel: 'silent',
   });
-  const js = result.outputFiles.find((f) => f.path.endsWith('.mjs'))?.text ?? '';
-  return { js, inputs: Object.keys(result.metafile.inputs) };
+  const modules = result.outputFiles.filter((f) => f.path.endsWith('.mjs'));
+  const outputs = result.metafile.outputs;
+  const entry = Object.keys(outputs).find((f) => f.endsWith('/index.mjs'));
+  const hotFiles = new Set<string>();
+  const visit = (f: string) => {
+    if (hotFiles.has(f)) return;
+    hotFiles.add(f);
+    for (const i of outputs[f]?.imports ?? [])
+      if (i.kind === 'import-statement' && !i.external) visit(i.path);
+  };
+  if (entry) visit(entry);
+  const hot = modules.filter((m) => hotFiles.has(relative(REPO_ROOT, m.path)));
+  return {
+    js: modules.map((m) => m.text).join('\n'),
+    hot: hot.map((m) => m.text).join('\n'),
+    hotInputs: [...hotFiles].flatMap((f) => Object.keys(outputs[f]?.inputs ?? {})),
+    inputs: Object.keys(result.metafile.inputs),
+    entry,
+  };
 }
 
 describe('function bundles', () => {
@@ -33,7 +57,10 @@ describe('function bundles', () => {
       );
       // Relative module paths left in the bundle (as `require("../x.js")`, minified to any name) would fail in
       // Lambda: only Milo's may remain, and undici requires those only with UNDICI_USE_MILO.
-      const relative = [...js.matchAll(/[\w$]\("(\.{1,2}\/[^"]+\.(?:js|mjs|cjs|json))"\)/g)].map((m) => m[1]);
+      // (The artifact's own chunks are imported by `import("./chunks/…")`, which resolves beside the module.)
+      const relative = [...js.matchAll(/[\w$]\("(\.{1,2}\/[^"]+\.(?:js|mjs|cjs|json))"\)/g)]
+        .map((m) => m[1])
+        .filter((p) => !p?.startsWith('./chunks/'));
       expect([...new Set(relative)].sort()).toEqual(['../milo/no-simd.js', '../milo/simd.js']);
     },
     60_000,
@@ -76,6 +103,54 @@ describe('function bundles', () => {
     expect(ingest.js).toContain(packed.slice(0, 200));
     expect(ingest.inputs.filter((p) => p.endsWith('openapi.json'))).toEqual([]);
     expect(ingest.js).not.toContain('"3.1.0"');
+  }, 60_000);
+
+  it("leaves the ingest function's rare routes and EventBridge Scheduler's client out of what a cold start loads", async () => {
+    const ingest = await bundle('ingest');
+    const lazy = [
+      'lib/web/apps.ts',
+      'lib/web/documents.ts',
+      'lib/web/serve.ts',
+      'lib/hooks/run.ts',
+      'lib/ops/dlq-api.ts',
+      'lib/ingest/card.ts',
+      'lib/ingest/reach.ts',
+      'node_modules/@aws-sdk/client-scheduler/',
+    ];
+    for (const path of lazy) {
+      expect(
+        ingest.inputs.some((p) => p.includes(path)),
+        `${path} is in the artifact`,
+      ).toBe(true);
+      expect(
+        ingest.hotInputs.filter((p) => p.includes(path)),
+        `${path} loads at cold start`,
+      ).toEqual([]);
+    }
+    // What a message needs is loaded at once.
+    for (const path of ['lib/ingest/service.ts', 'lib/ingest/accept.ts', 'lib/messages/validate.ts']) {
+      expect(ingest.hotInputs).toContain(path);
+    }
+    expect(ingest.hot.length).toBeLessThan(ingest.js.length * 0.85);
+  }, 60_000);
+
+  it('writes chunks that Node resolves: a lazy route of ingest imports with every chunk it needs', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wgw-infra-chunks-'));
+    try {
+      const result = await buildToDisk({
+        ...esbuildOptionsFor('ingest', dir),
+        metafile: true,
+        logLevel: 'silent',
+      });
+      const [chunk] = Object.entries(result.metafile.outputs).flatMap(([file, out]) =>
+        file.endsWith('.mjs') && Object.keys(out.inputs).includes('lib/web/serve.ts') ? [file] : [],
+      );
+      expect(chunk).toBeDefined();
+      const mod = (await import(pathToFileURL(join(REPO_ROOT, chunk ?? '')).href)) as Record<string, unknown>;
+      expect(Object.values(mod).some((v) => typeof v === 'function')).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('keep the external list to credential sources Lambda never reaches and the Milo parser', () => {

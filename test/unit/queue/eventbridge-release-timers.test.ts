@@ -7,7 +7,8 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { atExpression, EventBridgeReleaseTimers, QueueUnavailableError } from '#lib/queue/index.js';
+import { atExpression, EventBridgeReleaseTimers } from '#lib/queue/eventbridge-release-timers.js';
+import { QueueUnavailableError } from '#lib/queue/index.js';
 import { releaseTimerTarget } from '#lib/resources/index.js';
 
 const target = releaseTimerTarget('prod', {
