@@ -14,8 +14,11 @@ export type FunctionStack = Pick<LocalStack, 'env' | 'wecomApiBase' | 'sqsEndpoi
   readonly dynamoRequests: { readonly endpoint: string };
 };
 
-/** infra/constructs/gateway-function.ts sets NODE_OPTIONS=--enable-source-maps and LOG_LEVEL=info. */
-export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
+/**
+ * infra/constructs/gateway-function.ts sets no NODE_OPTIONS (stack traces are mapped when an error is logged, not by
+ * --enable-source-maps at every cold start) and LOG_LEVEL=info.
+ */
+export const LAMBDA_NODE_OPTIONS = '';
 
 /** The variables the deployed functions read (lib/config/env.ts), with the stack's emulators as endpoints. */
 export function functionEnv(

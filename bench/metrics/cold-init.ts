@@ -3,7 +3,7 @@
  *
  * Each function is bundled exactly as the CDK stack bundles it (`esbuildOptionsFor`, minified ESM + source maps, an entry
  * module and chunks; the size is what the entry loads statically, the chunks routes import on first use apart)
- * into a temp dir. A fresh `node` process per sample (NODE_OPTIONS=--enable-source-maps as deployed, only the
+ * into a temp dir. A fresh `node` process per sample (no NODE_OPTIONS, as deployed: no --enable-source-maps; only the
  * function's environment, config from a file as locally) times `await import(bundle)`: module evaluation including
  * the handler's top-level await (config load, clients). No network happens at init. Five samples per function,
  * alternating; the figure is the median (the machine is shared and noisy), the max is reported too.

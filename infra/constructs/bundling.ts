@@ -41,8 +41,8 @@ export const HOUSE_BUNDLING = {
   banner: ESM_REQUIRE_BANNER,
   minify: true,
   sourceMap: true,
-  // Line mappings are enough for stack traces; embedded sources would only grow the maps Node parses at start-up
-  // under --enable-source-maps.
+  // Line mappings are enough for stack traces (mapped when an error is logged: lib/observability stack-map.ts);
+  // embedded sources would only grow the maps.
   sourcesContent: false,
   // Bundle the AWS SDK v3 instead of using the runtime's copy: the pinned version ships, tree-shaken, and
   // cold starts skip resolving the full runtime SDK

@@ -1,3 +1,5 @@
+import { mapStack } from './stack-map.js';
+
 /**
  * Keys whose values are never logged (WeCom secrets and tokens, API keys, signatures, a group robot's key and its
  * webhook URL, which holds the key).
@@ -29,7 +31,7 @@ export function redact(value: unknown, depth = 0): unknown {
       name: err.name,
       message: redact(err.message, depth + 1),
       ...(err.code !== undefined ? { code: err.code } : {}),
-      ...(err.stack ? { stack: redact(err.stack, depth + 1) } : {}),
+      ...(err.stack ? { stack: redact(mapStack(err.stack), depth + 1) } : {}),
       ...(err.cause !== undefined ? { cause: redact(err.cause, depth + 1) } : {}),
     };
   }

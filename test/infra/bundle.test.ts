@@ -153,6 +153,22 @@ describe('function bundles', () => {
     }
   }, 60_000);
 
+  it.each(['ingest', 'sender', 'callback', 'notify'] as const)(
+    '%s: ships a source map beside every module, for stack traces mapped when an error is logged',
+    async (id) => {
+      const result = await build({
+        ...esbuildOptionsFor(id, join(tmpdir(), 'wgw-infra-maps', id)),
+        write: false,
+        logLevel: 'silent',
+      });
+      const files = result.outputFiles.map((f) => f.path);
+      const modules = files.filter((f) => f.endsWith('.mjs'));
+      expect(modules.length).toBeGreaterThan(0);
+      for (const m of modules) expect(files).toContain(`${m}.map`);
+    },
+    60_000,
+  );
+
   it('keep the external list to credential sources Lambda never reaches and the Milo parser', () => {
     for (const m of HOUSE_BUNDLING.externalModules) {
       expect(m).toMatch(

@@ -23,4 +23,11 @@ describe('Tracing (stage setting `tracing`)', () => {
   it('turns on Lambda active tracing for every function with tracing=active', () => {
     expect(tracingOf(traced)).toEqual([{ Mode: 'Active' }, { Mode: 'Active' }]);
   });
+
+  it('starts no function with --enable-source-maps, which reads every map at cold start', () => {
+    for (const [, fn] of Object.entries(standard.template.findResources('AWS::Lambda::Function'))) {
+      const env = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+      expect(String(env.NODE_OPTIONS ?? '')).not.toContain('--enable-source-maps');
+    }
+  });
 });
