@@ -120,9 +120,22 @@ export function lateBudgetMs(pacesMs: readonly number[], slack: number): number 
   const over = (late: number) => paces.reduce((n, p) => n + Math.floor(late / p) + 1, 0) > slack;
   if (paces.length === 0 || over(0)) return 0;
   // The count grows only where L crosses a multiple of a pace: the budget ends just before the first that passes.
-  const steps = [...new Set(paces.flatMap((p) => Array.from({ length: slack + 1 }, (_, k) => (k + 1) * p)))];
-  const first = steps.sort((a, b) => a - b).find(over);
-  return first === undefined ? Number.POSITIVE_INFINITY : first - 1;
+  // The count only grows with L, so per pace the first of its multiples k × p (1 ≤ k ≤ slack + 1) that passes is
+  // found by bisection: a few dozen steps, where listing every multiple took time in proportion to the slack (the
+  // sender computes this for every send, and an app allowed a million calls a minute has a slack of 200,000).
+  let first = Number.POSITIVE_INFINITY;
+  for (const p of paces) {
+    let lo = 1;
+    let hi = slack + 1;
+    if (!over(hi * p)) continue;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (over(mid * p)) hi = mid;
+      else lo = mid + 1;
+    }
+    first = Math.min(first, lo * p);
+  }
+  return first === Number.POSITIVE_INFINITY ? first : first - 1;
 }
 
 /**

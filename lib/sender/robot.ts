@@ -167,7 +167,7 @@ async function delivered(a: RobotAttempt, ctx: RobotContext): Promise<Outcome> {
       .catch((err: unknown) => log.warn('could not end the pause; it runs out by itself', { err }));
   }
   deps.metrics.count('Sent', 1, dimensionsOf(a.target.channel));
-  log.info('sent by robot', { msgtype: msg.request.msgtype });
+  log.debug('sent by robot', { msgtype: msg.request.msgtype });
   if (hasNextSegment(msg)) return nextSegment(a, { response: NO_MSGID, touser: [] });
   if (r.receiveCount === 1 && isFirstCopy(msg) && !msg.part && !ctx.stored) {
     ctx.firstDeliveries.push({ record: msg, response: NO_MSGID, incoming: r });
