@@ -59,3 +59,20 @@ export async function conditionalWrite<T>(write: Promise<T>): Promise<T | undefi
     throw err;
   }
 }
+
+/**
+ * The item as it stood when a write's condition failed, where the write asked for it
+ * (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`): DynamoDB returns it with the error, in its wire format even
+ * through the document client, so its numbers and strings are read here. Undefined when there was no item, or when the
+ * engine does not return one (dynalite, the local emulator): the caller reads it then.
+ */
+export function conditionFailureItem(err: unknown): Record<string, unknown> | undefined {
+  const item = (err as { Item?: unknown } | undefined)?.Item;
+  if (typeof item !== 'object' || item === null) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(item)) {
+    const wire = value as { N?: unknown; S?: unknown } | null;
+    out[name] = typeof wire?.N === 'string' ? Number(wire.N) : typeof wire?.S === 'string' ? wire.S : value;
+  }
+  return out;
+}

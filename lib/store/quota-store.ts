@@ -1,4 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailed } from '#lib/aws/index.js';
 import {
   type CounterReservation,
   type CounterStates,
@@ -9,7 +10,7 @@ import {
   type QuotaStore,
   TAT_TOLERANCE_MS,
 } from '#lib/quota/index.js';
-import { conditionalWrite, type DocClient, portClient } from './client.js';
+import { conditionalWrite, conditionFailureItem, type DocClient, portClient } from './client.js';
 import { epochSeconds, keys } from './keys.js';
 
 /**
@@ -47,10 +48,14 @@ export class DynamoQuotaStore implements QuotaStore {
   }
 
   async read(key: QuotaKey): Promise<CounterStates> {
+    return parseCounters(await this.readItem(key));
+  }
+
+  private async readItem(key: QuotaKey): Promise<Record<string, unknown> | undefined> {
     const out = await this.db.send(
       new GetCommand({ TableName: this.tableName, Key: itemKey(key), ConsistentRead: true }),
     );
-    return parseCounters(out.Item);
+    return out.Item;
   }
 
   async reserve(
@@ -113,8 +118,9 @@ export class DynamoQuotaStore implements QuotaStore {
         removes.push(`#d${i}_${j}`);
       });
     });
-    const out = await conditionalWrite(
-      this.db.send(
+    let refused: Record<string, unknown> | undefined;
+    const out = await this.db
+      .send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: itemKey(key),
@@ -122,14 +128,20 @@ export class DynamoQuotaStore implements QuotaStore {
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
-          // The item comes back with the write at no extra request: the caller's next plan starts from it.
+          // The item comes back with the write at no extra request: the caller's next plan starts from it; and with
+          // a refusal too (full, or someone reserved meanwhile), as it stood then.
           ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
-      ),
-    );
+      )
+      .catch((err: unknown) => {
+        if (!isConditionFailed(err)) throw err;
+        refused = conditionFailureItem(err);
+        return undefined;
+      });
     if (out) return { ok: true, state: parseCounters(out.Attributes) };
-    // Refused (full, or someone reserved meanwhile). dynalite has no ReturnValuesOnConditionCheckFailure, so read.
-    return { ok: false, state: await this.read(key) };
+    // dynalite returns no item with a refusal: read it (a GetItem that DynamoDB saves).
+    return { ok: false, state: parseCounters(refused ?? (await this.readItem(key))) };
   }
 
   async giveBack(key: QuotaKey, slot: PacedSlot): Promise<CounterStates | undefined> {

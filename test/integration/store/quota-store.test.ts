@@ -50,6 +50,32 @@ describe('DynamoQuotaStore (dynalite)', () => {
       expect(a.state.m?.n).toMatchObject({ cum: 1, tat: NOW + (plan.pace?.spanMs ?? 0) });
   });
 
+  it('tells a refused reservation the item as it stands, read only where the engine does not return it', async () => {
+    const key = memberKey();
+    const plan = on('m', bestSlot(fresh(), member, 'normal', { amount: 1, notBeforeMs: NOW }));
+    await store.reserve(key, [plan], EXPIRES);
+    const sent: string[] = [];
+    const counting = new DynamoQuotaStore(
+      {
+        send: ((command: { constructor: { name: string } }, ...rest: unknown[]) => {
+          sent.push(command.constructor.name);
+          return (table.db.send as (...a: unknown[]) => unknown)(command, ...rest);
+        }) as typeof table.db.send,
+      },
+      table.tableName,
+    );
+
+    // The same plan again: the slot it names is taken.
+    const refused = await counting.reserve(key, [plan], EXPIRES);
+
+    expect(refused.ok).toBe(false);
+    expect(refused.state.m?.n).toMatchObject({ cum: 1, tat: NOW + (plan.pace?.spanMs ?? 0) });
+    // DynamoDB (and DynamoDB Local) return the item with the refusal (ReturnValuesOnConditionCheckFailure); dynalite
+    // does not, and pays a GetItem.
+    const dynamoLocal = process.env.DYNAMO_ENGINE === 'dynamodb-local';
+    expect(sent).toEqual(dynamoLocal ? ['UpdateCommand'] : ['UpdateCommand', 'GetCommand']);
+  });
+
   it('grants every concurrent append on a busy key, each its own slot a pace apart', async () => {
     const key = memberKey();
     const { state } = await store.reserve(
