@@ -10,6 +10,7 @@ import { ingestThroughput } from './ingest-throughput.js';
 import { isolated } from './isolated.js';
 import { peakRss } from './peak-rss.js';
 import { quotaUtilisation } from './quota.js';
+import { senderIsolated } from './sender-isolated.js';
 import { senderThroughput } from './sender-throughput.js';
 import { tokenStorm } from './token-storm.js';
 import { wrongSecret } from './wrong-secret.js';
@@ -24,6 +25,7 @@ export const METRICS: readonly Metric[] = [
   ingestThroughput,
   senderThroughput,
   isolated,
+  senderIsolated,
   e2eLatency,
   callbackBurst,
   callbackIsolated,
