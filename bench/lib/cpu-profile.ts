@@ -53,6 +53,8 @@ export interface ProfileSummary {
   readonly top: readonly SelfTimeEntry[];
   /** Busy time by where the code comes from: the gateway's own, a dependency package, Node, GC. */
   readonly byOrigin: readonly { readonly origin: string; readonly selfMs: number; readonly pct: number }[];
+  /** The gateway's own files (lib/, functions/) by self time, most first. */
+  readonly gatewayFiles: readonly { readonly file: string; readonly selfMs: number; readonly pct: number }[];
 }
 
 /**
@@ -97,7 +99,16 @@ export async function summarizeProfile(
   const busyUs = Math.max(1, totalUs - idleUs);
   const ranked = [...entries.values()].sort((a, b) => b.us - a.us);
   const origins = new Map<string, number>();
-  for (const e of ranked) origins.set(originOf(e.file), (origins.get(originOf(e.file)) ?? 0) + e.us);
+  const ownFiles = new Map<string, number>();
+  for (const e of ranked) {
+    const origin = originOf(e.file);
+    origins.set(origin, (origins.get(origin) ?? 0) + e.us);
+    if (origin.startsWith('gateway ')) ownFiles.set(e.file, (ownFiles.get(e.file) ?? 0) + e.us);
+  }
+  const share = (entries: Iterable<[string, number]>) =>
+    [...entries]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, us]) => ({ k, selfMs: round1(us / 1000), pct: round1((100 * us) / busyUs) }));
   return {
     file,
     wallMs: round1(totalUs / 1000),
@@ -109,9 +120,8 @@ export async function summarizeProfile(
       selfMs: round1(e.us / 1000),
       pct: round1((100 * e.us) / busyUs),
     })),
-    byOrigin: [...origins.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .map(([origin, us]) => ({ origin, selfMs: round1(us / 1000), pct: round1((100 * us) / busyUs) })),
+    byOrigin: share(origins).map(({ k, ...rest }) => ({ origin: k, ...rest })),
+    gatewayFiles: share(ownFiles).map(({ k, ...rest }) => ({ file: k, ...rest })),
   };
 }
 

@@ -154,7 +154,7 @@ async function profileIngest(
       runId: ctx.runId,
       extra: (i) => ({ callback_url: `${hookUrl}/${i}` }),
     });
-    const load = `${single.requests} single POSTs (16 in flight, ${fmt(single.throughput, 0)}/s), then ${BACKLOG / 100} batch POSTs of 100 with a callback_url (${fmt(backlog.ms / 1000, 1)} s)`;
+    const load = `${single.requests} single POSTs (16 in flight, ${fmt(single.throughput, 0)}/s), then ${BACKLOG / 100} batch POSTs of 100 with a callback_url (${fmt(backlog.ms / 1000, 1)} s); ${fmt(ingest.stdoutBytes() / (single.issued + BACKLOG), 0)} log bytes per message`;
     ctx.log(`ingest: ${load}`);
     return load;
   } finally {
@@ -178,7 +178,8 @@ async function profileSender(
       timeoutMs: 120_000,
       otherCpu: {},
     });
-    const load = `drained ${d.delivered} of ${BACKLOG} in ${fmt(d.timeToLastMs / 1000, 1)} s (${fmt(d.steadyPerSec, 0)} msg/s, ${fmt(d.cpuMsPerMessage, 2)} ms CPU per message)`;
+    const logBytes = fleet.processes.reduce((n, p) => n + p.stdoutBytes(), 0);
+    const load = `drained ${d.delivered} of ${BACKLOG} in ${fmt(d.timeToLastMs / 1000, 1)} s (${fmt(d.steadyPerSec, 0)} msg/s, ${fmt(d.cpuMsPerMessage, 2)} ms CPU and ${fmt(logBytes / Math.max(1, d.delivered), 0)} log bytes per message)`;
     ctx.log(`sender: ${load}`);
     return load;
   } finally {
@@ -199,7 +200,7 @@ async function profileNotify(
     const t0 = Date.now();
     notify.startPolling();
     await waitUntil(() => hooks.received() >= BACKLOG, 120_000, 100);
-    const load = `${hooks.received()} webhooks delivered in ${fmt((Date.now() - t0) / 1000, 1)} s`;
+    const load = `${hooks.received()} webhooks delivered in ${fmt((Date.now() - t0) / 1000, 1)} s; ${fmt(notify.stdoutBytes() / Math.max(1, hooks.received()), 0)} log bytes per webhook`;
     ctx.log(`notify: ${load}`);
     return load;
   } finally {
@@ -225,7 +226,7 @@ async function profileCallback(
       const r = await runLoad(callbackLoad(callback.origin, batch(from, 200).requests));
       answered += r.statuses['200'] ?? 0;
     }
-    const load = `100 callbacks at 50/s, then 2 bursts of 200 in 1 s (${answered} of 400 answered 200)`;
+    const load = `100 callbacks at 50/s, then 2 bursts of 200 in 1 s (${answered} of 400 answered 200); ${fmt(callback.stdoutBytes() / 500, 0)} log bytes per callback`;
     ctx.log(`callback: ${load}`);
     return load;
   } finally {
@@ -241,5 +242,9 @@ function describeProfile(fn: Profiled, load: string, s: ProfileSummary): string 
   const top = s.top
     .map((e) => `${e.name} (${e.file}${e.line ? `:${e.line}` : ''}) ${fmt(e.selfMs, 0)} ms ${fmt(e.pct, 1)}%`)
     .join('; ');
-  return `profile ${fn}: ${load}; ${fmt(s.busyMs, 0)} ms busy of ${fmt(s.wallMs, 0)} ms sampled. By origin: ${origins}. Top ${s.top.length} by self time: ${top}.`;
+  const own = s.gatewayFiles
+    .slice(0, 5)
+    .map((f) => `${f.file} ${fmt(f.pct, 1)}%`)
+    .join(', ');
+  return `profile ${fn}: ${load}; ${fmt(s.busyMs, 0)} ms busy of ${fmt(s.wallMs, 0)} ms sampled. By origin: ${origins}. The gateway's own files: ${own || 'none'}. Top ${s.top.length} by self time: ${top}.`;
 }
