@@ -5,6 +5,7 @@
  * its content or EventKey, so what the store holds afterwards can be matched one by one (`tallyStored`).
  */
 import { encrypt, getSignature } from '@wecom/crypto';
+import type { GatewayConfig } from '#lib/config/index.js';
 import type { LoadSpec } from './load.js';
 
 /** WeCom waits 5 s for the answer to a callback, then gives up on it and retries (path/90238). */
@@ -21,6 +22,13 @@ export interface CallbackApp {
   readonly agentId: number;
   readonly token: string;
   readonly encodingAESKey: string;
+}
+
+/** The first app of a config that has callback settings, as WeCom knows it. */
+export function callbackAppOf(config: GatewayConfig): CallbackApp {
+  const [name, app] = Object.entries(config.apps).find(([, a]) => a.callback) ?? [];
+  if (!name || !app?.callback) throw new Error('the config has no app with callback settings');
+  return { name, corpId: app.corpId, agentId: app.agentId, ...app.callback };
 }
 
 export interface SealedCallback {

@@ -72,12 +72,19 @@ export async function runNode(
   return out;
 }
 
-/** Starts `node script` with an IPC channel; stdout is counted (the function's log bytes) and dropped. */
+/**
+ * Starts `node [execArgv…] script` with an IPC channel; stdout is counted (the function's log bytes) and dropped.
+ * `execArgv`: node flags for this process only (e.g. `--cpu-prof`), beside the Lambda-like NODE_OPTIONS in `env`.
+ */
 export function startNode(
   script: string,
   env: Record<string, string>,
+  execArgv: readonly string[] = [],
 ): { child: ChildProcess; stdoutBytes: () => number; stderr: () => string } {
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child = spawn(process.execPath, [...execArgv, script], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
   let bytes = 0;
   let err = '';
   child.stdout?.on('data', (c: Buffer) => {
@@ -129,10 +136,19 @@ export async function memoryOf(pid: number): Promise<{ peakBytes: number; rssByt
   }
 }
 
-export async function stopChild(child: ChildProcess): Promise<void> {
+/**
+ * Ends a child: disconnects its IPC channel (the children exit on `disconnect`), then SIGTERM, SIGKILL after 3 s.
+ * `graceMs`: how long to wait for the child to exit by itself before the signal — a process started with
+ * `--cpu-prof` writes its profile only when it exits normally.
+ */
+export async function stopChild(child: ChildProcess, opts: { graceMs?: number } = {}): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   if (child.connected) child.disconnect();
+  if (opts.graceMs) {
+    const grace = new Promise<'grace'>((resolve) => setTimeout(() => resolve('grace'), opts.graceMs).unref());
+    if ((await Promise.race([exited, grace])) !== 'grace') return;
+  }
   const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
   child.kill('SIGTERM');
   await exited;

@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DEFAULT_SENDER_CONCURRENCY, senderEventSources } from '#lib/resources/index.js';
-import { type Poller, senderPollerOptions, startPoller } from '#local/poller.js';
+import { notifyPollerOptions, type Poller, senderPollerOptions, startPoller } from '#local/poller.js';
 import { LOCAL_REGION } from '#local/stack.js';
 import { bundleChild, bundleFunction } from './bundle.js';
 import {
@@ -42,12 +42,23 @@ export interface FunctionProcess {
   stop(): Promise<void>;
 }
 
+/** How a function process is started, beyond the function's own environment. */
+export interface ProcessOptions {
+  /** Node flags for this process only (e.g. `--cpu-prof`), beside the Lambda-like NODE_OPTIONS. */
+  readonly execArgv?: readonly string[];
+  /** Variables on top of the function's environment (e.g. another GATEWAY_CONFIG). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Wait this long for the process to exit by itself on stop (a `--cpu-prof` profile is written at exit). */
+  readonly graceMs?: number;
+}
+
 async function start(
   gw: FunctionHost,
   script: string,
   extraEnv: Record<string, string>,
+  opts: ProcessOptions = {},
 ): Promise<FunctionProcess & { ready: { port?: number } }> {
-  const proc = startNode(script, functionEnv(gw.stack, extraEnv));
+  const proc = startNode(script, functionEnv(gw.stack, { ...extraEnv, ...opts.env }), opts.execArgv);
   let ready: { port?: number };
   try {
     ready = await nextMessage<{ port?: number }>(
@@ -67,7 +78,7 @@ async function start(
     stdoutBytes: proc.stdoutBytes,
     memory: () => memoryOf(proc.child.pid as number),
     cpuMs: () => cpuMsOf(proc.child.pid as number),
-    stop: () => stopChild(proc.child),
+    stop: () => stopChild(proc.child, opts.graceMs ? { graceMs: opts.graceMs } : {}),
   };
 }
 
@@ -79,20 +90,21 @@ async function startHttpFunctionProcess(
   gw: FunctionHost,
   dir: string,
   id: 'ingest' | 'callback',
+  opts: ProcessOptions = {},
 ): Promise<FunctionProcess & { origin: string }> {
   const bundle = await bundleFunction(id, dir);
   const shim = await bundleChild('api-shim', dir);
-  const p = await start(gw, shim, { BENCH_FUNCTION: id, BENCH_HANDLER: bundle.file as string });
+  const p = await start(gw, shim, { BENCH_FUNCTION: id, BENCH_HANDLER: bundle.file as string }, opts);
   return { ...p, origin: `http://127.0.0.1:${p.ready.port}` };
 }
 
 /** The bundled ingest handler behind the API Gateway shim. */
-export const startIngestProcess = (gw: FunctionHost, dir: string) =>
-  startHttpFunctionProcess(gw, dir, 'ingest');
+export const startIngestProcess = (gw: FunctionHost, dir: string, opts?: ProcessOptions) =>
+  startHttpFunctionProcess(gw, dir, 'ingest', opts);
 
 /** The bundled callback handler behind the API Gateway shim. */
-export const startCallbackProcess = (gw: FunctionHost, dir: string) =>
-  startHttpFunctionProcess(gw, dir, 'callback');
+export const startCallbackProcess = (gw: FunctionHost, dir: string, opts?: ProcessOptions) =>
+  startHttpFunctionProcess(gw, dir, 'callback', opts);
 
 /** SPEC §7's ingest baseline (node:http + one SQS SendMessage) in a process of its own. */
 export async function startBaselineProcess(
@@ -119,6 +131,81 @@ export async function startRecordBaselineProcess(
   return { ...p, origin: `http://127.0.0.1:${p.ready.port}` };
 }
 
+/** What runs in an SQS-fed process: a bundled function, or the sender's fair baseline consumer. */
+export type SqsConsumerKind = 'sender' | 'notify' | 'sender-baseline';
+
+/** A process whose handler takes SQS events over IPC (children/sender-shim.ts). */
+export interface SqsFunctionProcess extends FunctionProcess {
+  readonly kind: SqsConsumerKind;
+  /** One invocation; rejects when the handler threw (Lambda then retries the whole batch). */
+  invoke(event: SQSEvent): Promise<SQSBatchResponse>;
+}
+
+/**
+ * A bundled SQS-fed function (`sender`, `notify`) or the sender's fair baseline consumer
+ * (children/sender-baseline.ts, bundled like the bench's other children), in a process of its own behind the IPC
+ * shim. Nothing polls it yet: see {@link startSenderProcess}, {@link startNotifyProcess} or bench/lib/consumers.ts.
+ * `connections`: the baseline's socket pool (its concurrency: batch size × invocations it takes at once).
+ */
+export async function startSqsFunctionProcess(
+  gw: FunctionHost,
+  dir: string,
+  kind: SqsConsumerKind,
+  opts: ProcessOptions & { connections?: number } = {},
+): Promise<SqsFunctionProcess> {
+  const handlerFile =
+    kind === 'sender-baseline'
+      ? await bundleChild('sender-baseline', dir)
+      : ((await bundleFunction(kind, dir)).file as string);
+  const shim = await bundleChild('sender-shim', dir);
+  const p = await start(
+    gw,
+    shim,
+    {
+      BENCH_HANDLER: handlerFile,
+      BENCH_FUNCTION: kind === 'notify' ? 'notify' : 'sender',
+      ...(opts.connections ? { BENCH_BASELINE_CONNECTIONS: String(opts.connections) } : {}),
+    },
+    opts,
+  );
+  let nextId = 0;
+  const pending = new Map<number, { resolve: (r: SQSBatchResponse) => void; reject: (e: Error) => void }>();
+  p.child.on('message', (m: { id?: number; result?: SQSBatchResponse; error?: string }) => {
+    if (m.id === undefined) return;
+    const waiter = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.error !== undefined) waiter?.reject(new Error(`${kind} handler threw: ${m.error}`));
+    else waiter?.resolve(m.result ?? { batchItemFailures: [] });
+  });
+  return {
+    ...p,
+    kind,
+    invoke: (event) =>
+      new Promise<SQSBatchResponse>((resolve, reject) => {
+        const id = nextId++;
+        pending.set(id, { resolve, reject });
+        p.child.send({ id, event });
+      }),
+  };
+}
+
+/** Runs `invoke` one call at a time, in order: what one Lambda container takes. */
+export function serialized<A, R>(invoke: (arg: A) => Promise<R>): (arg: A) => Promise<R> {
+  let chain: Promise<unknown> = Promise.resolve();
+  return (arg) => {
+    const turn = chain.then(() => invoke(arg));
+    chain = turn.catch(() => undefined);
+    return turn;
+  };
+}
+
+const benchSqsClient = (gw: FunctionHost) =>
+  new SQSClient({
+    region: LOCAL_REGION,
+    endpoint: gw.stack.sqsEndpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+
 /**
  * The bundled sender handler, invoked over IPC by this process's event source mapping emulation (one poller per
  * lane, as the stack starts them). `serial`: one invocation at a time, as one Lambda container gets them.
@@ -126,36 +213,11 @@ export async function startRecordBaselineProcess(
 export async function startSenderProcess(
   gw: FunctionHost,
   dir: string,
-  opts: { serial?: boolean } = {},
-): Promise<FunctionProcess & { startPolling(): void }> {
-  const bundle = await bundleFunction('sender', dir);
-  const shim = await bundleChild('sender-shim', dir);
-  const p = await start(gw, shim, { BENCH_HANDLER: bundle.file as string });
-  const sqs = new SQSClient({
-    region: LOCAL_REGION,
-    endpoint: gw.stack.sqsEndpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  let nextId = 0;
-  const pending = new Map<number, (r: SQSBatchResponse) => void>();
-  p.child.on('message', (m: { id?: number; result?: SQSBatchResponse }) => {
-    if (m.id === undefined) return;
-    pending.get(m.id)?.(m.result ?? { batchItemFailures: [] });
-    pending.delete(m.id);
-  });
-  let chain: Promise<unknown> = Promise.resolve();
-  const call = (event: SQSEvent) =>
-    new Promise<SQSBatchResponse>((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve);
-      p.child.send({ id, event });
-    });
-  const invoke = (event: SQSEvent): Promise<SQSBatchResponse> => {
-    if (!opts.serial) return call(event);
-    const turn = chain.then(() => call(event));
-    chain = turn.catch(() => undefined);
-    return turn;
-  };
+  opts: ProcessOptions & { serial?: boolean } = {},
+): Promise<SqsFunctionProcess & { startPolling(): void }> {
+  const p = await startSqsFunctionProcess(gw, dir, 'sender', opts);
+  const invoke = opts.serial ? serialized(p.invoke) : p.invoke;
+  const sqs = benchSqsClient(gw);
   const pollers: Poller[] = [];
   return {
     ...p,
@@ -167,6 +229,33 @@ export async function startSenderProcess(
     },
     stop: async () => {
       await Promise.all(pollers.map((x) => x.stop()));
+      sqs.destroy();
+      await p.stop();
+    },
+  };
+}
+
+/**
+ * The bundled notify handler, fed by the notify queue's event source mapping emulation (lib/resources
+ * `NOTIFY_EVENT_SOURCE`). `serial`: one invocation at a time, as one Lambda container gets them.
+ */
+export async function startNotifyProcess(
+  gw: FunctionHost,
+  dir: string,
+  opts: ProcessOptions & { serial?: boolean } = {},
+): Promise<SqsFunctionProcess & { startPolling(): void; poller(): Poller | undefined }> {
+  const p = await startSqsFunctionProcess(gw, dir, 'notify', opts);
+  const invoke = opts.serial ? serialized(p.invoke) : p.invoke;
+  const sqs = benchSqsClient(gw);
+  let poller: Poller | undefined;
+  return {
+    ...p,
+    startPolling: () => {
+      poller ??= startPoller(notifyPollerOptions(gw.stack.resources, sqs, invoke));
+    },
+    poller: () => poller,
+    stop: async () => {
+      await poller?.stop();
       sqs.destroy();
       await p.stop();
     },

@@ -39,6 +39,8 @@ export interface Metric {
   readonly title: string;
   /** Ids of metrics whose `shared` output this one reads; run.ts runs them first. */
   readonly needs?: readonly string[];
+  /** Runs only when named in `--only` (minutes long, or a diagnostic such as CPU profiles). */
+  readonly optIn?: boolean;
   run(ctx: BenchContext): Promise<MetricOutcome & { shared?: unknown }>;
 }
 

@@ -10,14 +10,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { PurgeQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { GatewayConfig, GatewayEnv } from '#lib/config/index.js';
 import { devConfig, newDevKey } from '#local/dev-config.js';
 import { type ProvisionedResources, provision } from '#local/provision.js';
 import { LOCAL_REGION } from '#local/stack.js';
+import type { SimLimits } from '#local/wecom-sim/index.js';
 import { REPO_ROOT } from '../../infra/constructs/bundling.js';
 import { cpuMsOf, type FunctionStack, nextMessage, stopChild } from './child.js';
-import { fmt } from './harness.js';
+import { fmt, sleep } from './harness.js';
 
 export type EmulatorKind = 'dynamodb' | 'sqs' | 'sim';
 
@@ -74,7 +75,13 @@ async function startEmulator(kind: EmulatorKind, env: Record<string, string> = {
   }
 }
 
-export async function startIsolatedStack(opts: { simLatencyMs: number }): Promise<IsolatedStack> {
+export interface IsolatedStackOptions {
+  readonly simLatencyMs: number;
+  /** The simulator's limits on top of WeCom's (e.g. app calls far above what a run reaches). */
+  readonly simLimits?: Partial<SimLimits>;
+}
+
+export async function startIsolatedStack(opts: IsolatedStackOptions): Promise<IsolatedStack> {
   const started: EmulatorProcess[] = [];
   const dir = await mkdtemp(join(tmpdir(), 'wgw-bench-isolated-'));
   try {
@@ -86,6 +93,7 @@ export async function startIsolatedStack(opts: { simLatencyMs: number }): Promis
       startEmulator('sim', {
         BENCH_SIM_OPTIONS: JSON.stringify({
           latencyMs: opts.simLatencyMs,
+          ...(opts.simLimits ? { limits: opts.simLimits } : {}),
           apps: Object.values(config.apps).map((a) => ({
             corpId: a.corpId,
             secret: a.secret,
@@ -137,6 +145,27 @@ export async function startIsolatedStack(opts: { simLatencyMs: number }): Promis
 }
 
 /**
+ * A copy of the stack's config whose every app has `quota` on top of its own, written to `dir`; a function process
+ * started with `GATEWAY_CONFIG` set to the returned path runs with it.
+ */
+export async function writeConfigWithQuota(
+  iso: Pick<IsolatedStack, 'config'>,
+  dir: string,
+  name: string,
+  quota: Partial<GatewayConfig['apps'][string]['quota']>,
+): Promise<string> {
+  const config: GatewayConfig = {
+    ...iso.config,
+    apps: Object.fromEntries(
+      Object.entries(iso.config.apps).map(([id, app]) => [id, { ...app, quota: { ...app.quota, ...quota } }]),
+    ),
+  };
+  const file = join(dir, `${name}.json`);
+  await writeFile(file, JSON.stringify(config), { mode: 0o600 });
+  return file;
+}
+
+/**
  * CPU time of several processes, sampled together: `since()` gives each one's cores used since the mark, and
  * `machine` the cores busy on the whole machine (from /proc/stat) — on a shared machine, others' work too.
  */
@@ -170,6 +199,30 @@ async function machineBusyMs(): Promise<number> {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * Empties the sender's lanes (what a drain that timed out left), then waits out the purge (SQS: up to 60 s; fauxqs:
+ * at once, so a short pause).
+ */
+export async function purgeLanes(iso: IsolatedStack): Promise<void> {
+  for (const url of [iso.stack.env.queueUrls.normal, iso.stack.env.queueUrls.high]) {
+    await iso.sqs.send(new PurgeQueueCommand({ QueueUrl: url })).catch(() => undefined);
+  }
+  await sleep(200);
+}
+
+/** CPU-time readers of the stack's emulators and of this bench process (load generator, pollers), for cpuMark. */
+export function emulatorCpu(iso: IsolatedStack): Record<string, () => Promise<number>> {
+  return {
+    dynamodb: () => iso.emulators.dynamodb.cpuMs(),
+    sqs: () => iso.emulators.sqs.cpuMs(),
+    simulator: () => iso.emulators.sim.cpuMs(),
+    'bench (load, poller)': async () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    },
+  };
 }
 
 /**

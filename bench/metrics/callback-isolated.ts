@@ -28,7 +28,7 @@ import { LOCAL_REGION } from '#local/stack.js';
 import { CONTEXT_DEFAULTS } from '../../infra/context.js';
 import {
   BURST,
-  type CallbackApp,
+  callbackAppOf,
   callbackLoad,
   prepareBurst,
   storedOnce,
@@ -74,7 +74,7 @@ export const callbackIsolated: Metric = {
       procs.push(callback);
       const baseline = await startRecordBaselineProcess(iso, dir, 'put-only');
       procs.push(baseline);
-      const app = callbackApp(iso);
+      const app = callbackAppOf(iso.config);
       const now = Math.floor(Date.now() / 1000);
       const batch = (from: number, count: number) =>
         prepareBurst(app, { runId: ctx.runId, from, count, retryEvery: BURST.retryEvery, now });
@@ -111,13 +111,6 @@ export const callbackIsolated: Metric = {
     }
   },
 };
-
-/** The isolated stack's app, as WeCom knows it. */
-function callbackApp(iso: IsolatedStack): CallbackApp {
-  const [name, app] = Object.entries(iso.config.apps).find(([, a]) => a.callback) ?? [];
-  if (!name || !app?.callback) throw new Error('the isolated stack has no app with callback settings');
-  return { name, corpId: app.corpId, agentId: app.agentId, ...app.callback };
-}
 
 async function phase(
   iso: IsolatedStack,
@@ -195,6 +188,13 @@ function outcome(m: {
       target: `< ${WECOM_ANSWER_MS} ms, every one 200`,
       pass: c.max < WECOM_ANSWER_MS && answered === c.requests,
       value: round(c.p99, 1),
+    },
+    {
+      metric: 'callback CPU per callback ÷ bare PutItem receiver, own processes',
+      measured: `${fmt(c.cpuMs / b.cpuMs)}× (${fmt(c.cpuMs, 2)} vs ${fmt(b.cpuMs, 2)} ms; at ${TRICKLE_RATE}/s ${fmt(sc.cpuMs, 2)} vs ${fmt(sb.cpuMs, 2)} ms)`,
+      target: '≤ 1.3',
+      pass: c.cpuMs / b.cpuMs <= 1.3,
+      value: round(c.cpuMs / b.cpuMs, 2),
     },
     {
       metric: 'callback ÷ bare PutItem receiver, same bursts, own processes',

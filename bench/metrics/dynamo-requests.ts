@@ -1,5 +1,6 @@
 /**
- * SPEC §7: DynamoDB requests per delivered message at steady state → sender alone ≤ 1.5; all functions ≤ 2.5.
+ * SPEC §7: DynamoDB requests per delivered message at steady state → with full batches, sender alone ≤ 1.5 and all
+ * functions ≤ 2.5; at one message per invocation, ≤ 2.0 and ≤ 3.0.
  *
  * Counted on the wire by the local stack's request counter (`stack.dynamoRequests`, per function from the SDK user
  * agent), after a warm-up (token fetched, quota blocks reserved), with ingest and sender running side by side.
@@ -102,8 +103,9 @@ export const dynamoRequests: Metric = {
         rows: [
           row(backlog, 'sender', 'backlog', 1.5),
           row(backlog, undefined, 'backlog', 2.5),
-          row(trickle, 'sender', `trickle ${TRICKLE_RATE_PER_SEC}/s`, 1.5),
-          row(trickle, undefined, `trickle ${TRICKLE_RATE_PER_SEC}/s`, 2.5),
+          // SPEC §7 / issue 25: one message per invocation has its own bars (≤ 2.0; ≤ 3.0).
+          row(trickle, 'sender', `trickle ${TRICKLE_RATE_PER_SEC}/s (1 msg/invocation)`, 2.0),
+          row(trickle, undefined, `trickle ${TRICKLE_RATE_PER_SEC}/s (1 msg/invocation)`, 3.0),
         ],
         details: {
           backlog: { ...backlog, perMessage: { sender: per(backlog, 'sender'), all: per(backlog) } },
@@ -111,7 +113,7 @@ export const dynamoRequests: Metric = {
         },
         notes: [
           `dynamo backlog: ${backlog.messages} messages in batch POSTs of 100 submitted at once; per message: ${opsLine(backlog)}.`,
-          `dynamo trickle: ${trickle.messages} single POSTs at ${TRICKLE_RATE_PER_SEC}/s; per message: ${opsLine(trickle)}. With one record per invocation the sender pays its member-counter UpdateItem and a one-item BatchWriteItem for every message: ~2 requests is the floor of the current design there (see bench/README.md).`,
+          `dynamo trickle: ${trickle.messages} single POSTs at ${TRICKLE_RATE_PER_SEC}/s; per message: ${opsLine(trickle)}. With one record per invocation the sender pays its member-counter UpdateItem and a one-item BatchWriteItem for every message: ~2 requests is the floor of the current design there (bars ≤ 2.0 sender, ≤ 3.0 all; see bench/README.md).`,
         ],
         shared: { backlog, trickle },
       };

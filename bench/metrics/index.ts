@@ -1,4 +1,5 @@
 import type { Metric } from '../lib/harness.js';
+import { allstaff } from './allstaff.js';
 import { callbackBurst } from './callback.js';
 import { callbackIsolated } from './callback-isolated.js';
 import { chaos } from './chaos.js';
@@ -9,13 +10,18 @@ import { e2eLatency } from './e2e-latency.js';
 import { ingestThroughput } from './ingest-throughput.js';
 import { isolated } from './isolated.js';
 import { peakRss } from './peak-rss.js';
+import { profile } from './profile.js';
 import { quotaUtilisation } from './quota.js';
 import { scheduling } from './scheduling.js';
+import { senderIsolated } from './sender-isolated.js';
 import { senderThroughput } from './sender-throughput.js';
 import { tokenStorm } from './token-storm.js';
 import { wrongSecret } from './wrong-secret.js';
 
-/** In run order: cheap and independent first; `cost` after `dynamo`, whose measurements it prices. */
+/**
+ * In run order: cheap and independent first; `cost` after `dynamo`, whose measurements it prices. The opt-in ones
+ * (`allstaff`, `profile`) run only when named in `--only`.
+ */
 export const METRICS: readonly Metric[] = [
   tokenStorm,
   wrongSecret,
@@ -25,6 +31,7 @@ export const METRICS: readonly Metric[] = [
   ingestThroughput,
   senderThroughput,
   isolated,
+  senderIsolated,
   e2eLatency,
   scheduling,
   callbackBurst,
@@ -32,4 +39,6 @@ export const METRICS: readonly Metric[] = [
   coldInit,
   peakRss,
   chaos,
+  allstaff,
+  profile,
 ];

@@ -127,17 +127,19 @@ export const ingestThroughput: Metric = {
       return {
         rows: [
           {
-            metric: 'ingest throughput ÷ baseline',
+            // SPEC §7 judges ingest against the fair baseline (bare + PutItem + SendMessage) with every part in
+            // its own process (metric `isolated`); against bare + SendMessage in one process it is printed.
+            metric: 'ingest throughput ÷ bare + SendMessage, one process',
             measured: `${fmt(tRatio)} (${fmt(g.throughput, 0)} vs ${fmt(b.throughput, 0)} req/s)`,
-            target: '≥ 0.8',
-            pass: tRatio >= 0.8,
+            target: 'printed (bar: `isolated`)',
+            pass: null,
             value: round(tRatio),
           },
           {
-            metric: 'ingest p99 ÷ baseline p99',
+            metric: 'ingest p99 ÷ bare + SendMessage p99, one process',
             measured: `${fmt(pRatio)} (${fmt(g.p99, 1)} vs ${fmt(b.p99, 1)} ms)`,
-            target: '≤ 1.5',
-            pass: pRatio <= 1.5,
+            target: 'printed (bar: `isolated`)',
+            pass: null,
             value: round(pRatio),
           },
           {

@@ -1,5 +1,6 @@
 /**
- * SPEC §7: sender throughput ÷ ideal (Σ maxConcurrency × batchSize ÷ simulator latency), quota not binding → ≥ 0.8.
+ * Sender throughput ÷ ideal (Σ maxConcurrency × batchSize ÷ simulator latency), quota not binding, printed: SPEC §7
+ * and issue 25 now judge the sender against a fair baseline consumer instead (metric `sender-isolated`).
  *
  * A backlog is loaded first with the stack's sender off (`startSender: false`: batch POSTs through the stack's
  * API, so every message has its record and sits in its lane), split between the lanes in proportion to their
@@ -35,7 +36,6 @@ import {
 } from '../lib/harness.js';
 import { textMessage } from '../lib/http.js';
 
-const TARGET = 0.8;
 const MINUTE_MS = 60_000;
 
 interface Run {
@@ -63,10 +63,12 @@ export const senderThroughput: Metric = {
     return {
       rows: [
         {
-          metric: `sender throughput ÷ ideal (latency ${SIM_LATENCY_MS} ms)`,
+          // SPEC §7 / issue 25 judge the sender against a fair baseline consumer (metric `sender-isolated`); the
+          // ideal no consumer reaches on this machine is printed.
+          metric: `sender throughput ÷ ideal (latency ${SIM_LATENCY_MS} ms), one process`,
           measured: `${fmt(main.ratio)} (${fmt(main.throughput, 0)} of ${fmt(main.ideal, 0)} msg/s)`,
-          target: '≥ 0.8',
-          pass: main.ratio >= TARGET,
+          target: 'printed (bar: `sender-isolated`)',
+          pass: null,
           value: round(main.ratio),
         },
         {
