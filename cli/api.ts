@@ -32,7 +32,9 @@ export interface MessageStatus {
 /** One entry of GET /v1/messages as documented in docs/api.md. */
 export interface MessageSummary {
   id: string;
-  app: string;
+  /** The channel: an app's messages name `app`, a group robot's `robot`. */
+  app?: string;
+  robot?: string;
   status: string;
   priority?: string;
   msgtype?: string;

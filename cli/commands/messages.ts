@@ -50,9 +50,9 @@ function printMessages(out: Output, messages: MessageSummary[]): void {
   const { c } = out;
   for (const m of messages) {
     const facts = [
-      `app ${m.app}`,
+      m.robot !== undefined ? `robot ${m.robot}` : `app ${m.app}`,
       m.msgtype,
-      `to ${recipients(m)}`,
+      m.robot === undefined && `to ${recipients(m)}`,
       m.attempts !== undefined && `${m.attempts} attempt${m.attempts === 1 ? '' : 's'}`,
       `accepted ${time(m.created_at)}`,
     ].filter(Boolean);
@@ -64,6 +64,7 @@ interface MessagesListOpts {
   url?: string;
   key?: string;
   app?: string;
+  robot?: string;
   status?: string[];
   to?: string;
   msgtype?: string;
@@ -79,6 +80,7 @@ async function messagesList(run: Run, opts: MessagesListOpts): Promise<void> {
   const api = new GatewayApi(await resolveTarget(opts, ctx.env, ctx.cwd));
   const query: Record<string, string> = {
     ...(opts.app ? { app: opts.app } : {}),
+    ...(opts.robot ? { robot: opts.robot } : {}),
     ...(opts.status?.length ? { status: opts.status.join(',') } : {}),
     ...(opts.to ? { touser: opts.to } : {}),
     ...(opts.msgtype ? { msgtype: opts.msgtype } : {}),
@@ -156,8 +158,11 @@ export function registerMessages(program: Command, ctx: CliContext): void {
     .description('find messages: by app, status, recipient, type, time');
   const cmd = messages
     .command('list')
-    .description("an app's messages, newest first (GET /v1/messages, scope messages:read)")
+    .description(
+      "an app's (or a group robot's) messages, newest first (GET /v1/messages, scope messages:read)",
+    )
     .option('-a, --app <name>', 'the app (needed when the key may read several)')
+    .option('-r, --robot <name>', "a group robot's messages instead of an app's")
     .option('-s, --status <list>', 'statuses, comma-separated: queued, deferred, sent, failed, dead, …', list)
     .option('-t, --to <userid>', 'messages that list this user in touser (any case)')
     .option('--msgtype <type>', 'text, markdown, template_card, …')
@@ -174,7 +179,8 @@ export function registerMessages(program: Command, ctx: CliContext): void {
 A filtered page may hold fewer messages than --limit while there are more: follow the hint, or use --all.
 Examples:
   $ wecom-gateway messages list --to zhangsan --since 1d
-  $ wecom-gateway messages list --app ops --status failed,dead --all --json`,
+  $ wecom-gateway messages list --app ops --status failed,dead --all --json
+  $ wecom-gateway messages list --robot oncall --since 1h`,
     )
     .action(action(ctx, messagesList));
 

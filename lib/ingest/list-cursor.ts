@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { channelKey } from '#lib/messages/index.js';
 import type { ListPosition } from '#lib/store/index.js';
 import { InvalidRequestError } from './errors.js';
 import type { ListFilters } from './list-query.js';
@@ -7,11 +8,11 @@ import type { ListFilters } from './list-query.js';
  * The `next_cursor` of `GET /v1/messages`: base64url JSON of where the page ended (a position in the list's order,
  * never a raw DynamoDB key) and a fingerprint of the filters it was made for.
  *
- * Not signed, and it need not be: the store builds the next Query from the request's own, authorized `app` (and
+ * Not signed, and it need not be: the store builds the next Query from the request's own, authorized channel (and
  * `touser`) and takes from the cursor only a time and a message id inside the request's time range, so an edited
  * cursor can only move within what the same key may list anyway. The fingerprint makes a cursor used with other
- * filters (another app, status, recipient, type or time range) a 400 instead of a page that silently mixes two
- * queries. It leaks nothing the key cannot read: the time and id of a message of its own app.
+ * filters (another app or robot, status, recipient, type or time range) a 400 instead of a page that silently mixes two
+ * queries. It leaks nothing the key cannot read: the time and id of a message of its own channel.
  */
 interface CursorBody {
   /** Format version: a cursor of another version is refused, never misread. */
@@ -36,8 +37,9 @@ const ID = /^[A-Za-z0-9_-]{1,100}$/;
  * paging). Canonical: the same filters in any order of the query string give the same digest.
  */
 export function filtersFingerprint(f: ListFilters): string {
+  // An app's key is its name: cursors handed out before robots could be listed stay valid.
   const canonical = JSON.stringify([
-    f.app,
+    channelKey(f.channel),
     f.statuses ?? null,
     f.touser ?? null,
     f.msgtype ?? null,

@@ -1,15 +1,26 @@
-import { foldUserId, LIMITS, MSG_TYPES, type MsgType, type ValidationIssue } from '#lib/messages/index.js';
+import {
+  type Channel,
+  foldUserId,
+  LIMITS,
+  MSG_TYPES,
+  type MsgType,
+  ROBOT_MSG_TYPE_NAMES,
+  type RobotMsgType,
+  type ValidationIssue,
+} from '#lib/messages/index.js';
 import { type MessageStatus, STATUS } from '#lib/model/index.js';
 import { InvalidRequestError } from './errors.js';
+import type { Principal } from './types.js';
 
 /** The filters of one `GET /v1/messages` query, validated and normalized: what a cursor belongs to. */
 export interface ListFilters {
-  app: string;
+  /** The app (`app=`) or group robot (`robot=`) whose messages are listed: one index partition. */
+  channel: Channel;
   /** Distinct, in the order of {@link STATUS}. */
   statuses?: MessageStatus[];
   /** Case-folded: WeCom userids are case-insensitive (lib/messages `foldUserId`). */
   touser?: string;
-  msgtype?: MsgType;
+  msgtype?: MsgType | RobotMsgType;
   /** Inclusive, as `toISOString` writes it (millisecond precision, UTC): how the records' times are stored. */
   since?: string;
   /** Exclusive, like `since`. */
@@ -25,7 +36,17 @@ export interface ListRequest {
 export const DEFAULT_LIST_LIMIT = 50;
 export const MAX_LIST_LIMIT = 100;
 
-const PARAMETERS = ['app', 'status', 'touser', 'msgtype', 'since', 'until', 'limit', 'cursor'] as const;
+const PARAMETERS = [
+  'app',
+  'robot',
+  'status',
+  'touser',
+  'msgtype',
+  'since',
+  'until',
+  'limit',
+  'cursor',
+] as const;
 const STATUSES = Object.values(STATUS) as MessageStatus[];
 
 /**
@@ -56,14 +77,15 @@ export function parseRfc3339(text: string): number | undefined {
 
 /**
  * The query of `GET /v1/messages` as filters, or a 400 naming every bad parameter. An empty value is as good as
- * none (a form's blank field). `app` may be left out by a key for exactly one app: a page is one Query on one
- * app's index partition, so a key for several apps names the one it lists.
+ * none (a form's blank field). A page is one Query on one channel's index partition, so a query names one app
+ * (`app`) or one group robot (`robot`); it may name neither for a key's only app (or a robot-only key's only robot). A robot
+ * posts to its group chat, so its messages have no recipient to filter by (`touser`) and its own msgtypes.
  *
- * @example parseListQuery({ app: 'ops', status: 'failed,dead', limit: '20' }, ['ops'])
+ * @example parseListQuery({ app: 'ops', status: 'failed,dead', limit: '20' }, { apps: ['ops'] })
  */
 export function parseListQuery(
   query: Readonly<Record<string, string | undefined>>,
-  keyApps: readonly string[],
+  key: Pick<Principal, 'apps' | 'robots'>,
 ): ListRequest {
   const issues: ValidationIssue[] = [];
   const given = (name: (typeof PARAMETERS)[number]): string | undefined => {
@@ -76,12 +98,7 @@ export function parseListQuery(
     }
   }
 
-  let app = given('app');
-  if (app === undefined) {
-    if (keyApps.length === 1) app = keyApps[0];
-    else
-      issues.push({ field: 'app', message: `required: this key may read ${keyApps.join(', ')}; name one` });
-  }
+  const channel = channelOfQuery(given('app'), given('robot'), key, issues);
 
   let statuses: MessageStatus[] | undefined;
   const statusText = given('status');
@@ -97,7 +114,12 @@ export function parseListQuery(
   }
 
   const touserText = given('touser');
-  if (touserText !== undefined) {
+  if (touserText !== undefined && channel?.kind === 'robot') {
+    issues.push({
+      field: 'touser',
+      message: "a robot's messages go to its group chat: they list no recipients",
+    });
+  } else if (touserText !== undefined) {
     const bytes = Buffer.byteLength(touserText);
     if (touserText.includes('|') || touserText.includes(',')) {
       issues.push({
@@ -110,8 +132,12 @@ export function parseListQuery(
   }
 
   const msgtype = given('msgtype');
-  if (msgtype !== undefined && !(MSG_TYPES as readonly string[]).includes(msgtype)) {
-    issues.push({ field: 'msgtype', message: `unknown msgtype; one of ${MSG_TYPES.join(', ')}` });
+  const msgtypes: readonly string[] = channel?.kind === 'robot' ? ROBOT_MSG_TYPE_NAMES : MSG_TYPES;
+  if (msgtype !== undefined && !msgtypes.includes(msgtype)) {
+    issues.push({
+      field: 'msgtype',
+      message: `unknown ${channel?.kind === 'robot' ? "robot's " : ''}msgtype; one of ${msgtypes.join(', ')}`,
+    });
   }
 
   const times: Partial<Record<'since' | 'until', number>> = {};
@@ -134,7 +160,7 @@ export function parseListQuery(
     issues.push({ field: 'limit', message: `must be an integer 1-${MAX_LIST_LIMIT}` });
   }
 
-  if (issues.length > 0 || app === undefined) {
+  if (issues.length > 0 || channel === undefined) {
     throw new InvalidRequestError('invalid_request', 'bad query parameters', issues);
   }
   const cursor = given('cursor');
@@ -143,14 +169,45 @@ export function parseListQuery(
   const until = iso(times.until);
   return {
     filters: {
-      app,
+      channel,
       ...(statuses ? { statuses } : {}),
       ...(touserText !== undefined ? { touser: foldUserId(touserText) } : {}),
-      ...(msgtype !== undefined ? { msgtype: msgtype as MsgType } : {}),
+      ...(msgtype !== undefined ? { msgtype: msgtype as MsgType | RobotMsgType } : {}),
       ...(since !== undefined ? { since } : {}),
       ...(until !== undefined ? { until } : {}),
     },
     limit,
     ...(cursor !== undefined ? { cursor } : {}),
   };
+}
+
+/**
+ * The channel a query lists: the app or robot it names; else the key's only app, or the only robot of a key
+ * without apps. Pushes an issue (and answers undefined) when it names both, or neither while that leaves a choice.
+ */
+function channelOfQuery(
+  app: string | undefined,
+  robot: string | undefined,
+  key: Pick<Principal, 'apps' | 'robots'>,
+  issues: ValidationIssue[],
+): Channel | undefined {
+  if (app !== undefined && robot !== undefined) {
+    issues.push({ field: 'robot', message: 'name an app or a robot, not both: a page lists one of them' });
+    return undefined;
+  }
+  if (app !== undefined) return { kind: 'app', name: app };
+  if (robot !== undefined) return { kind: 'robot', name: robot };
+  // A key's only app stays the default whatever robots it has: queries written before robots keep working.
+  const robots = key.robots ?? [];
+  if (key.apps.length === 1) return { kind: 'app', name: key.apps[0] as string };
+  if (key.apps.length === 0 && robots.length === 1) return { kind: 'robot', name: robots[0] as string };
+  const readable = [
+    ...(key.apps.length > 0 ? [`apps ${key.apps.join(', ')}`] : []),
+    ...(robots.length > 0 ? [`robots ${robots.join(', ')}`] : []),
+  ];
+  issues.push({
+    field: 'app',
+    message: `required (or robot): this key may read ${readable.join('; ')}; name one`,
+  });
+  return undefined;
 }

@@ -1,7 +1,7 @@
 import type { ApiKeyConfig } from '#lib/config/index.js';
 import { type Addressed, addressOf, channelOf } from '#lib/messages/index.js';
 import type { MessageStatus, MessageSummary } from '#lib/model/index.js';
-import { authorizeApp } from './access.js';
+import { authorizeChannel } from './access.js';
 import { decodeListCursor, encodeListCursor } from './list-cursor.js';
 import { parseListQuery } from './list-query.js';
 import type { IngestDeps } from './types.js';
@@ -54,9 +54,10 @@ export const toSummaryView = (s: MessageSummary): MessageSummaryView => ({
 });
 
 /**
- * GET /v1/messages?app=&status=&touser=&msgtype=&since=&until=&limit=&cursor=: an app's messages, newest first,
- * one page per call (one DynamoDB Query: lib/store `DynamoMessageList`). Bad parameters are a 400 naming each; an
- * app the key may not read is a 403, the same for apps that do not exist (lib/ingest `authorizeApp`). A filtered
+ * GET /v1/messages?app=|robot=&status=&touser=&msgtype=&since=&until=&limit=&cursor=: an app's (or a group
+ * robot's) messages, newest first, one page per call (one DynamoDB Query: lib/store `DynamoMessageList`). Bad
+ * parameters are a 400 naming each; an app or robot the key may not read is a 403, the same for ones that do not
+ * exist (lib/ingest `authorizeChannel`). A filtered
  * page may hold fewer than `limit` messages while `next_cursor` is not null: follow it to the end.
  *
  * @example await listMessages(deps, apiKey, { app: 'ops', status: 'failed', since: '2026-12-01T00:00:00Z' })
@@ -66,8 +67,8 @@ export async function listMessages(
   apiKey: ApiKeyConfig,
   query: Readonly<Record<string, string | undefined>>,
 ): Promise<MessageListView> {
-  const { filters, limit, cursor } = parseListQuery(query, apiKey.apps);
-  authorizeApp(apiKey, filters.app);
+  const { filters, limit, cursor } = parseListQuery(query, apiKey);
+  authorizeChannel(apiKey, filters.channel);
   const after = cursor === undefined ? undefined : decodeListCursor(cursor, filters);
   const page = await deps.messageList.list({
     ...filters,

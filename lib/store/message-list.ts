@@ -1,5 +1,12 @@
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Addressed, MsgType, RobotMsgType } from '#lib/messages/index.js';
+import {
+  type Addressed,
+  type Channel,
+  channelKey,
+  channelOf,
+  type MsgType,
+  type RobotMsgType,
+} from '#lib/messages/index.js';
 import {
   type MessageStatus,
   type MessageSummary,
@@ -37,14 +44,14 @@ export interface ListPosition {
   entry?: boolean;
 }
 
-/** What to list: one app's messages, newest first, narrowed by the filters given. */
+/** What to list: one app's (or group robot's) messages, newest first, narrowed by the filters given. */
 export interface MessageListQuery {
-  app: string;
+  channel: Channel;
   /** A listed user, case-folded (lib/messages `foldUserId`). */
   touser?: string;
   /** Any of these statuses (as the message is now, its first delivery counted). */
   statuses?: readonly MessageStatus[];
-  msgtype?: MsgType;
+  msgtype?: MsgType | RobotMsgType;
   /** Accepted at or after (ISO 8601 UTC as `toISOString` writes it). */
   since?: string;
   /** Accepted before. Not before `since`. */
@@ -128,12 +135,12 @@ export class DynamoMessageList implements MessageList {
     const filtered = q.msgtype !== undefined || q.statuses !== undefined;
     const found = await this.query(q, {
       indexName: index.name,
-      partition: listPartition(q.app),
+      partition: listPartition(channelKey(q.channel)),
       examine: filtered && statusesDecided ? MAX_EXAMINED : q.limit + 1,
       ...(q.statuses ? { statuses: storedStatusesFor(q.statuses) } : {}),
       startKey: (after) => ({
         ...keys.message(after.id),
-        [index.partitionKey]: listPartition(q.app),
+        [index.partitionKey]: listPartition(channelKey(q.channel)),
         [index.sortKey]: listSortKey(after.createdAt, after.id),
       }),
     });
@@ -147,7 +154,7 @@ export class DynamoMessageList implements MessageList {
         const schedule = schedules.get(s.id);
         return summaryWithFirstDelivery(schedule ? { ...s, schedule } : s, sent.get(s.id));
       })
-      .filter((s) => s.app === q.app && matchesStatus(q, s));
+      .filter((s) => isOf(s, q.channel) && matchesStatus(q, s));
     return { messages, ...nextOf(found, q.limit) };
   }
 
@@ -155,12 +162,12 @@ export class DynamoMessageList implements MessageList {
     const index = TABLE.recipientIndex;
     const found = await this.query(q, {
       indexName: index.name,
-      partition: recipientPartition(q.app, user),
+      partition: recipientPartition(channelKey(q.channel), user),
       // The index holds no status, so it narrows by msgtype only.
       examine: q.msgtype !== undefined && q.statuses === undefined ? MAX_EXAMINED : q.limit + 1,
       startKey: (after) => ({
         ...(after.entry ? keys.recipient(after.id, user) : keys.message(after.id)),
-        [index.partitionKey]: recipientPartition(q.app, user),
+        [index.partitionKey]: recipientPartition(channelKey(q.channel), user),
         [index.sortKey]: listSortKey(after.createdAt, after.id),
       }),
     });
@@ -168,10 +175,10 @@ export class DynamoMessageList implements MessageList {
       .slice(0, q.limit)
       .flatMap((item) => (typeof item.id === 'string' ? [item.id] : []));
     const current = await this.currentSummaries(ids);
-    // No record: it expired, or its entries were written and the record was not (keys.ts). Never another app's.
+    // No record: it expired, or its entries were written and the record was not (keys.ts). Never another channel's.
     const messages = ids.flatMap((id) => {
       const s = current.get(id);
-      return s && s.app === q.app && !isExpired(s, q.now) && matchesStatus(q, s) ? [withoutExpiry(s)] : [];
+      return s && isOf(s, q.channel) && !isExpired(s, q.now) && matchesStatus(q, s) ? [withoutExpiry(s)] : [];
     });
     return { messages, ...nextOf(found, q.limit) };
   }
@@ -364,6 +371,12 @@ function nextOf(found: Found, limit: number): { next?: ListPosition } {
   const shownLast = found.items.length > limit ? found.items[limit - 1] : undefined;
   const next = shownLast ? positionOf(shownLast) : found.lastKey;
   return next ? { next } : {};
+}
+
+/** Whether a message goes through the channel (an app and a robot of one name are two channels). */
+function isOf(m: Addressed, channel: Channel): boolean {
+  const own = channelOf(m);
+  return own.kind === channel.kind && own.name === channel.name;
 }
 
 /**

@@ -14,7 +14,7 @@ import { API_KEY_SCOPES } from '#lib/config/index.js';
 import type { AppState } from '#lib/ingest/apps.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '#lib/ingest/list-query.js';
 import { MAX_REACH_IDS } from '#lib/ingest/reach.js';
-import { LIMITS, MSG_TYPES } from '#lib/messages/index.js';
+import { LIMITS, MSG_TYPES, ROBOT_MSG_TYPE_NAMES } from '#lib/messages/index.js';
 import { GatewayFieldsSchema } from '#lib/messages/schemas/gateway.js';
 import { MessageContentSchema } from '#lib/messages/schemas/message.js';
 import { PREVIEW_RECIPIENTS, STATUS } from '#lib/model/index.js';
@@ -375,10 +375,17 @@ const RESPONSES: Record<string, Json> = {
       'A message in a list: a subset of its status (GET /v1/messages/{id}) and whom it is for, never its content',
     properties: {
       id: messageId.schema,
-      app: { type: 'string' },
+      app: {
+        type: 'string',
+        description: 'The app it goes through; a group robot’s message has robot instead',
+      },
+      robot: {
+        type: 'string',
+        description: 'The group robot it goes through (its touser, toparty, totag: empty)',
+      },
       status: { enum: Object.values(STATUS) },
       priority: { enum: ['high', 'normal'] },
-      msgtype: { enum: [...MSG_TYPES] },
+      msgtype: { enum: [...new Set([...MSG_TYPES, ...ROBOT_MSG_TYPE_NAMES])] },
       touser: { type: 'array', items: { type: 'string' }, maxItems: PREVIEW_RECIPIENTS },
       toparty: { type: 'array', items: { type: 'string' }, maxItems: PREVIEW_RECIPIENTS },
       totag: { type: 'array', items: { type: 'string' }, maxItems: PREVIEW_RECIPIENTS },
@@ -405,7 +412,6 @@ const RESPONSES: Record<string, Json> = {
     },
     required: [
       'id',
-      'app',
       'status',
       'priority',
       'msgtype',
@@ -418,6 +424,7 @@ const RESPONSES: Record<string, Json> = {
       'updated_at',
       'sent_at',
     ],
+    oneOf: [{ required: ['app'] }, { required: ['robot'] }],
     additionalProperties: false,
   },
   MessagePage: {
@@ -660,7 +667,8 @@ function buildDocument(version: string): Json {
       '/v1/messages': {
         get: {
           operationId: 'listMessages',
-          summary: "List an app's messages, newest first, by status, recipient, type and time",
+          summary:
+            "List an app's (or a group robot's) messages, newest first, by status, recipient, type and time",
           description:
             'One page per call. A filtered page may hold fewer than limit messages (even none) while next_cursor ' +
             'is not null: follow next_cursor to the end. Scope messages:read.',
@@ -669,7 +677,17 @@ function buildDocument(version: string): Json {
               name: 'app',
               in: 'query',
               schema: { type: 'string' },
-              description: 'Required when the key may read more than one app; default: the key’s only app',
+              description:
+                'The app to list. Name one app or one robot when the key may read more than one of them; default: ' +
+                'the key’s only app (or its only robot)',
+            },
+            {
+              name: 'robot',
+              in: 'query',
+              schema: { type: 'string' },
+              description:
+                'A group robot to list instead of an app (the key must list it in robots). Its messages go to ' +
+                'its group chat: touser does not apply, and msgtype takes the robot’s types',
             },
             {
               name: 'status',
@@ -683,7 +701,12 @@ function buildDocument(version: string): Json {
               schema: { type: 'string', minLength: 1, 'x-max-bytes': R.maxUserIdBytes },
               description: 'One userid the message lists in touser (any of them), compared without case',
             },
-            { name: 'msgtype', in: 'query', schema: { enum: [...MSG_TYPES] } },
+            {
+              name: 'msgtype',
+              in: 'query',
+              schema: { enum: [...new Set([...MSG_TYPES, ...ROBOT_MSG_TYPE_NAMES])] },
+              description: `An app's msgtype, or with robot one of ${ROBOT_MSG_TYPE_NAMES.join(', ')}`,
+            },
             {
               name: 'since',
               in: 'query',
@@ -712,7 +735,7 @@ function buildDocument(version: string): Json {
             '200': response('A page of messages', ref('MessagePage')),
             '400': errorResponse(
               'A bad parameter (each detail names it): status, touser, msgtype, since, until, limit, cursor, ' +
-                'a missing app, an unknown parameter',
+                'a missing app, both app and robot, an unknown parameter',
             ),
             ...COMMON_ERRORS,
           },

@@ -4,11 +4,14 @@ import { newDevKey } from '#local/dev-config.js';
 import { waitFor } from '#test/helpers/gateway.js';
 import { type IngestGateway, startIngestGateway, storedState } from '#test/helpers/ingest-gateway.js';
 import { openApiValidators, schemaErrors } from '#test/helpers/openapi.js';
+import { ROBOT_KEY, robotMarkdown } from '#test/helpers/robots.js';
 
 /** GET /v1/messages on the local stack: real HTTP, the real SDK, the emulated DynamoDB's indexes. */
 describe('GET /v1/messages', () => {
   let gw: IngestGateway;
   const writer = newDevKey();
+  /** May send through and read robot `oncall` only, as a team that started with a group robot would. */
+  const robotOnly = newDevKey();
   const schema = openApiValidators();
   beforeAll(async () => {
     gw = await startIngestGateway({
@@ -18,6 +21,16 @@ describe('GET /v1/messages', () => {
           sha256: writer.sha256,
           apps: ['ops'],
           scopes: ['messages:write'],
+        });
+        c.robots = {
+          oncall: { key: ROBOT_KEY, quota: { perMinute: 20, safetyMargin: 0.2, normalShare: 0.8 } },
+        };
+        c.apiKeys.push({
+          name: 'robot-key',
+          sha256: robotOnly.sha256,
+          apps: [],
+          robots: ['oncall'],
+          scopes: ['messages:write', 'messages:read'],
         });
       },
     });
@@ -174,6 +187,44 @@ describe('GET /v1/messages', () => {
     expect(namingOps.status).toBe(403);
     expect(namingOps.body.error.code).toBe('forbidden');
     expect((await list({ app: 'nosuchapp' })).status).toBe(403);
+  });
+
+  it('lists a group robot’s messages under robot=, apart from the apps, with the robot’s own filters', async () => {
+    const since = startOfTest();
+    const robot = robotOnly.key;
+    const posted: string[] = [];
+    for (const content of ['disk full', 'disk ok']) {
+      const res = await gw.post('/v1/messages', robotMarkdown(content), { key: robot });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      posted.push(res.body.id);
+    }
+    const app = (await gw.post('/v1/messages', text(user('beside')))).body.id;
+
+    // A key for one robot and no app lists it by default; named, it is the same list.
+    const byDefault = (await allPages({ since, limit: '1' }, robot)).messages;
+    const named = (await allPages({ robot: 'oncall', since, msgtype: 'markdown' }, robot)).messages;
+
+    expect(byDefault.map((m) => m.id)).toEqual([...posted].reverse());
+    expect(byDefault[0]).toMatchObject({ robot: 'oncall', msgtype: 'markdown', touser: [] });
+    expect(byDefault[0]).not.toHaveProperty('app');
+    expect(named.map((m) => m.id)).toEqual([...posted].reverse());
+    // The app's list holds none of them, and the robot's none of the app's.
+    const ops = (await allPages({ since })).messages.map((m) => m.id);
+    expect(ops).toContain(app);
+    expect(ops).not.toContain(posted[0]);
+    // A key that does not list the robot may not read it; a cursor of the robot's list is no cursor of an app's.
+    expect((await list({ robot: 'oncall' })).status).toBe(403);
+    const cursor = (await list({ limit: '1', since }, robot)).body.next_cursor as string;
+    expect((await list({ app: 'ops', cursor })).status).toBe(400);
+    for (const [query, field] of [
+      [{ robot: 'oncall', touser: 'alice' }, 'touser'],
+      [{ robot: 'oncall', msgtype: 'textcard' }, 'msgtype'],
+      [{ robot: 'oncall', app: 'ops' }, 'robot'],
+    ] as const) {
+      const res = await list(query, robot);
+      expect(res.status, JSON.stringify(query)).toBe(400);
+      expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual([field]);
+    }
   });
 
   it('needs the messages:read scope, as reading one message does', async () => {

@@ -1,5 +1,6 @@
 import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Channel } from '#lib/messages/index.js';
 import { changes, type MessageRecord } from '#lib/model/index.js';
 import { TABLE } from '#lib/resources/index.js';
 import {
@@ -48,6 +49,7 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
       },
     });
   };
+  const appChannel = (name: string): Channel => ({ kind: 'app', name });
   /** The list's order: newest first, then by id, as the index's sort key `<createdAt>#<id>` orders them. */
   const newestFirst = (records: MessageRecord[]) =>
     [...records]
@@ -74,7 +76,7 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
     for (const r of single) await store.create(r);
     expect((await store.createBatch(batch)).unwritten).toEqual([]);
 
-    const { pages, ids } = await allPages({ app, limit: 4 });
+    const { pages, ids } = await allPages({ channel: appChannel(app), limit: 4 });
 
     expect(ids).toEqual(newestFirst([...single, ...batch]));
     expect(pages.slice(0, -1).every((p) => p.messages.length === 4)).toBe(true);
@@ -88,7 +90,7 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
     await store.create(mine);
     await store.create(record(other, 2));
 
-    const page = await list.list({ app, limit: 10, now: nowMs });
+    const page = await list.list({ channel: appChannel(app), limit: 10, now: nowMs });
 
     expect(page).toEqual({
       messages: [
@@ -121,7 +123,7 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
     ]);
     await store.transition(failed.id, changes.fail('2026-12-01T08:02:03.000Z', { code: 'x', message: 'y' }));
 
-    const page = await list.list({ app, limit: 10, now: nowMs });
+    const page = await list.list({ channel: appChannel(app), limit: 10, now: nowMs });
 
     expect(page.messages.map((m) => [m.id, m.status, m.attempts, m.sentAt, m.updatedAt])).toEqual([
       [waiting.id, 'queued', 0, undefined, waiting.updatedAt],
@@ -153,7 +155,7 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
     );
 
     const ids = async (statuses: MessageListQuery['statuses']) =>
-      (await allPages({ app, limit: 1, ...(statuses ? { statuses } : {}) })).ids;
+      (await allPages({ channel: appChannel(app), limit: 1, ...(statuses ? { statuses } : {}) })).ids;
 
     expect(await ids(['sent'])).toEqual([delivered.id]);
     expect(await ids(['queued'])).toEqual([waiting.id]);
@@ -168,11 +170,17 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
     const at = (m: number) => (records[m] as MessageRecord).createdAt;
     const idsOf = (...ms: number[]) => ms.map((m) => (records[m] as MessageRecord).id);
 
-    expect((await allPages({ app, limit: 2, msgtype: 'markdown' })).ids).toEqual(idsOf(3, 1));
-    expect((await allPages({ app, limit: 2, since: at(1), until: at(3) })).ids).toEqual(idsOf(2, 1));
-    expect((await allPages({ app, limit: 2, since: at(3) })).ids).toEqual(idsOf(4, 3));
-    expect((await allPages({ app, limit: 2, until: at(1) })).ids).toEqual(idsOf(0));
-    expect((await allPages({ app, limit: 5, since: at(2), until: at(2) })).ids).toEqual([]);
+    expect((await allPages({ channel: appChannel(app), limit: 2, msgtype: 'markdown' })).ids).toEqual(
+      idsOf(3, 1),
+    );
+    expect((await allPages({ channel: appChannel(app), limit: 2, since: at(1), until: at(3) })).ids).toEqual(
+      idsOf(2, 1),
+    );
+    expect((await allPages({ channel: appChannel(app), limit: 2, since: at(3) })).ids).toEqual(idsOf(4, 3));
+    expect((await allPages({ channel: appChannel(app), limit: 2, until: at(1) })).ids).toEqual(idsOf(0));
+    expect((await allPages({ channel: appChannel(app), limit: 5, since: at(2), until: at(2) })).ids).toEqual(
+      [],
+    );
   });
 
   it('finds what DynamoDB’s filter decides beyond the first `limit` messages, in one page', async () => {
@@ -183,14 +191,16 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
     for (const r of [markdown, failed, ...newer]) await store.create(r);
     await store.transition(failed.id, changes.fail('2026-12-01T08:01:01.000Z', { code: 'x', message: 'y' }));
 
-    expect(await list.list({ app, limit: 1, msgtype: 'markdown', now: nowMs })).toEqual({
+    expect(await list.list({ channel: appChannel(app), limit: 1, msgtype: 'markdown', now: nowMs })).toEqual({
       messages: [expect.objectContaining({ id: markdown.id })],
     });
-    expect(await list.list({ app, limit: 1, statuses: ['failed'], now: nowMs })).toEqual({
-      messages: [expect.objectContaining({ id: failed.id, status: 'failed' })],
-    });
+    expect(await list.list({ channel: appChannel(app), limit: 1, statuses: ['failed'], now: nowMs })).toEqual(
+      {
+        messages: [expect.objectContaining({ id: failed.id, status: 'failed' })],
+      },
+    );
     // `queued` may have been sent since (a first delivery): known only once read, so a page looks at `limit` + 1.
-    const queued = await list.list({ app, limit: 1, statuses: ['queued'], now: nowMs });
+    const queued = await list.list({ channel: appChannel(app), limit: 1, statuses: ['queued'], now: nowMs });
     expect(queued.messages.map((m) => m.id)).toEqual([newer[5]?.id]);
     expect(queued.next).toEqual({ createdAt: newer[5]?.createdAt, id: newer[5]?.id });
   });
@@ -204,17 +214,20 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
     await store.create(alone);
 
     for (const user of ['user0', 'user7', 'user29']) {
-      expect((await allPages({ app, limit: 10, touser: user })).ids, user).toEqual(
+      expect((await allPages({ channel: appChannel(app), limit: 10, touser: user })).ids, user).toEqual(
         user === 'user7' ? [alone.id, many.id] : [many.id],
       );
     }
-    expect((await list.list({ app, limit: 10, touser: 'user30', now: nowMs })).messages).toEqual([]);
+    expect(
+      (await list.list({ channel: appChannel(app), limit: 10, touser: 'user30', now: nowMs })).messages,
+    ).toEqual([]);
     // The first user is indexed on the record itself; the 29 others by entries of their own.
     const entry = await table.db.send(
       new GetCommand({ TableName: table.tableName, Key: keys.recipient(many.id, 'user29') }),
     );
     expect(entry.Item).toMatchObject({ toKey: `MSGTO#${app}#user29`, id: many.id });
-    const [found] = (await list.list({ app, limit: 10, touser: 'user0', now: nowMs })).messages;
+    const [found] = (await list.list({ channel: appChannel(app), limit: 10, touser: 'user0', now: nowMs }))
+      .messages;
     expect(found?.recipients).toEqual({ touser: users.slice(0, 20), toparty: [], totag: [], omitted: 10 });
   });
 
@@ -236,12 +249,16 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
       },
     ]);
 
-    const { ids, pages } = await allPages({ app, limit: 3, touser: 'bob' });
+    const { ids, pages } = await allPages({ channel: appChannel(app), limit: 3, touser: 'bob' });
 
     expect(ids).toEqual(newestFirst(records));
     expect(pages.flatMap((p) => p.messages).find((m) => m.id === first.id)?.status).toBe('sent');
-    expect((await allPages({ app, limit: 2, touser: 'bob', statuses: ['sent'] })).ids).toEqual([first.id]);
-    expect((await allPages({ app, limit: 2, touser: 'bob', msgtype: 'markdown' })).ids).toEqual([]);
+    expect(
+      (await allPages({ channel: appChannel(app), limit: 2, touser: 'bob', statuses: ['sent'] })).ids,
+    ).toEqual([first.id]);
+    expect(
+      (await allPages({ channel: appChannel(app), limit: 2, touser: 'bob', msgtype: 'markdown' })).ids,
+    ).toEqual([]);
   });
 
   it('leaves out records past their expiry (DynamoDB TTL deletes late)', async () => {
@@ -251,8 +268,8 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
     await store.create(expired);
     await store.create(live);
 
-    expect((await allPages({ app, limit: 5 })).ids).toEqual([live.id]);
-    expect((await allPages({ app, limit: 5, touser: 'dora' })).ids).toEqual([live.id]);
+    expect((await allPages({ channel: appChannel(app), limit: 5 })).ids).toEqual([live.id]);
+    expect((await allPages({ channel: appChannel(app), limit: 5, touser: 'dora' })).ids).toEqual([live.id]);
   });
 
   it('keeps the index attributes out of the record read back, and indexes only what it should', async () => {
@@ -309,7 +326,10 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
     // Its record was written: the caller withdraws it (lib/ingest accept.ts), as for any message not written.
     expect(unwritten).toEqual([broken.id]);
     expect((await store.get(broken.id))?.id).toBe(broken.id);
-    expect((await allPages({ app, limit: 5, touser: 'u1' })).ids).toEqual([fine.id, broken.id]);
+    expect((await allPages({ channel: appChannel(app), limit: 5, touser: 'u1' })).ids).toEqual([
+      fine.id,
+      broken.id,
+    ]);
   });
 
   it('writes no record of a single message whose recipient entries could not be written', async () => {
@@ -324,6 +344,6 @@ describe('DynamoMessageList (the byApp and byRecipient indexes)', () => {
     await expect(flaky.create(r)).rejects.toThrow();
 
     expect(await store.get(r.id)).toBeUndefined();
-    expect((await list.list({ app, limit: 5, now: nowMs })).messages).toEqual([]);
+    expect((await list.list({ channel: appChannel(app), limit: 5, now: nowMs })).messages).toEqual([]);
   });
 });

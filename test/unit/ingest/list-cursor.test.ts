@@ -9,7 +9,7 @@ import { thrown } from '#test/helpers/thrown.js';
 
 const position = { createdAt: '2026-12-01T08:00:00.000Z', id: 'msg_01JH8X2Q4Z6V3K9M7N5P1R0S2T' };
 const filters: ListFilters = {
-  app: 'ops',
+  channel: { kind: 'app', name: 'ops' },
   statuses: ['failed'],
   touser: 'alice',
   msgtype: 'text',
@@ -41,7 +41,7 @@ describe('the message list cursor', () => {
   it('is the same cursor for the same filters in another order, and ignores the page size', () => {
     const reordered: ListFilters = {
       until: filters.until as string,
-      app: 'ops',
+      channel: { kind: 'app', name: 'ops' },
       msgtype: 'text',
       touser: 'alice',
       statuses: ['failed'],
@@ -51,7 +51,8 @@ describe('the message list cursor', () => {
   });
 
   it.each([
-    ['app', { app: 'billing' }],
+    ['app', { channel: { kind: 'app', name: 'billing' } }],
+    ['channel', { channel: { kind: 'robot', name: 'ops' } }],
     ['status', { statuses: ['failed', 'dead'] }],
     ['touser', { touser: 'bob' }],
     ['msgtype', { msgtype: 'markdown' }],
@@ -85,8 +86,15 @@ describe('the message list cursor', () => {
   });
 
   it('refuses a recipient entry position without touser', () => {
-    const byApp: ListFilters = { app: 'ops' };
+    const byApp: ListFilters = { channel: { kind: 'app', name: 'ops' } };
     const made = JSON.parse(Buffer.from(encodeListCursor(position, byApp), 'base64url').toString());
     expect(refusal(forge({ ...made, e: 1 }), byApp)).toBe('not a cursor this API handed out');
+  });
+
+  it('tells an app’s list from a robot’s of the same name (a robot is another channel)', () => {
+    const ofApp: ListFilters = { channel: { kind: 'app', name: 'ops' } };
+    const ofRobot: ListFilters = { channel: { kind: 'robot', name: 'ops' } };
+    expect(refusal(encodeListCursor(position, ofApp), ofRobot)).toMatch(/belongs to another query/);
+    expect(decodeListCursor(encodeListCursor(position, ofRobot), ofRobot)).toEqual(position);
   });
 });

@@ -4,21 +4,46 @@ import { thrown } from '#test/helpers/thrown.js';
 
 /** The parameters a 400 names, in order. */
 const namedFields = (query: Record<string, string>, apps = ['ops']) =>
-  thrown(() => parseListQuery(query, apps), InvalidRequestError).details.map((d) => d.field);
+  thrown(() => parseListQuery(query, { apps }), InvalidRequestError).details.map((d) => d.field);
+
+const ops = { kind: 'app', name: 'ops' } as const;
 
 describe('parseListQuery (GET /v1/messages)', () => {
+  it('lists a robot by name, or by default for a key with one robot and no app', () => {
+    const oncall = { kind: 'robot', name: 'oncall' } as const;
+    expect(parseListQuery({ robot: 'oncall' }, { apps: ['ops'], robots: ['oncall'] }).filters).toEqual({
+      channel: oncall,
+    });
+    expect(parseListQuery({}, { apps: [], robots: ['oncall'] }).filters).toEqual({ channel: oncall });
+    expect(parseListQuery({ robot: 'oncall', msgtype: 'markdown_v2' }, { apps: [] }).filters.msgtype).toBe(
+      'markdown_v2',
+    );
+    // A key's only app stays its default when it may use robots too (queries from before robots still work).
+    expect(parseListQuery({}, { apps: ['ops'], robots: ['oncall'] }).filters).toEqual({ channel: ops });
+    const several = thrown(
+      () => parseListQuery({}, { apps: [], robots: ['oncall', 'infra'] }),
+      InvalidRequestError,
+    );
+    expect(several.details).toEqual([
+      { field: 'app', message: 'required (or robot): this key may read robots oncall, infra; name one' },
+    ]);
+  });
+
   it('defaults to the key’s only app, 50 per page and no filters', () => {
-    expect(parseListQuery({}, ['ops'])).toEqual({ filters: { app: 'ops' }, limit: 50 });
+    expect(parseListQuery({}, { apps: ['ops'] })).toEqual({ filters: { channel: ops }, limit: 50 });
   });
 
   it('needs app from a key for several apps (a page is one Query on one app)', () => {
-    const err = thrown(() => parseListQuery({}, ['ops', 'billing']), InvalidRequestError);
+    const err = thrown(() => parseListQuery({}, { apps: ['ops', 'billing'] }), InvalidRequestError);
 
     expect(err.code).toBe('invalid_request');
     expect(err.details).toEqual([
-      { field: 'app', message: 'required: this key may read ops, billing; name one' },
+      { field: 'app', message: 'required (or robot): this key may read apps ops, billing; name one' },
     ]);
-    expect(parseListQuery({ app: 'billing' }, ['ops', 'billing']).filters.app).toBe('billing');
+    expect(parseListQuery({ app: 'billing' }, { apps: ['ops', 'billing'] }).filters.channel).toEqual({
+      kind: 'app',
+      name: 'billing',
+    });
   });
 
   it('normalizes every filter: statuses in a fixed order, the userid case-folded, times in UTC ms', () => {
@@ -33,12 +58,12 @@ describe('parseListQuery (GET /v1/messages)', () => {
         limit: '100',
         cursor: 'abc',
       },
-      ['ops'],
+      { apps: ['ops'] },
     );
 
     expect(parsed).toEqual({
       filters: {
-        app: 'ops',
+        channel: ops,
         statuses: ['queued', 'failed'],
         touser: 'zhangsan',
         msgtype: 'markdown',
@@ -51,8 +76,10 @@ describe('parseListQuery (GET /v1/messages)', () => {
   });
 
   it('takes an empty value as no value (a form’s blank field)', () => {
-    expect(parseListQuery({ app: '', status: '', touser: ' ', limit: '', cursor: '' }, ['ops'])).toEqual({
-      filters: { app: 'ops' },
+    expect(
+      parseListQuery({ app: '', status: '', touser: ' ', limit: '', cursor: '' }, { apps: ['ops'] }),
+    ).toEqual({
+      filters: { channel: ops },
       limit: 50,
     });
   });
@@ -73,12 +100,16 @@ describe('parseListQuery (GET /v1/messages)', () => {
     [{ limit: '-1' }, ['limit']],
     [{ user: 'alice' }, ['user']],
     [{ status: 'x', limit: 'many', sort: 'asc' }, ['sort', 'status', 'limit']],
+    [{ app: 'ops', robot: 'oncall' }, ['robot']],
+    [{ robot: 'oncall', touser: 'alice' }, ['touser']],
+    [{ robot: 'oncall', msgtype: 'textcard' }, ['msgtype']],
+    [{ msgtype: 'markdown_v2' }, ['msgtype']],
   ])('answers %j with a 400 naming %j', (query, fields) => {
     expect(namedFields(query)).toEqual(fields);
   });
 
   it('says which statuses exist', () => {
-    const err = thrown(() => parseListQuery({ status: 'delivered' }, ['ops']), InvalidRequestError);
+    const err = thrown(() => parseListQuery({ status: 'delivered' }, { apps: ['ops'] }), InvalidRequestError);
     expect(err.details[0]?.message).toBe(
       'unknown status "delivered"; one or more (comma-separated) of scheduled, queued, deferred, sent, failed, dead, expired, recalled, canceled',
     );
@@ -86,7 +117,7 @@ describe('parseListQuery (GET /v1/messages)', () => {
 
   it('accepts since equal to until (an empty range, not an error)', () => {
     const at = '2026-12-01T08:00:00Z';
-    expect(parseListQuery({ since: at, until: at }, ['ops']).filters).toMatchObject({
+    expect(parseListQuery({ since: at, until: at }, { apps: ['ops'] }).filters).toMatchObject({
       since: '2026-12-01T08:00:00.000Z',
       until: '2026-12-01T08:00:00.000Z',
     });

@@ -26,7 +26,7 @@ describe('listMessages (GET /v1/messages)', () => {
     const view = await listMessages(f.deps, opsApiKey(), { status: 'sent', touser: 'ALICE', limit: '10' });
 
     expect(f.messageList.queries).toEqual([
-      { app: 'ops', statuses: ['sent'], touser: 'alice', limit: 10, now: NOW },
+      { channel: { kind: 'app', name: 'ops' }, statuses: ['sent'], touser: 'alice', limit: 10, now: NOW },
     ]);
     expect(view).toEqual({
       messages: [
@@ -58,9 +58,11 @@ describe('listMessages (GET /v1/messages)', () => {
     const first = await listMessages(f.deps, opsApiKey(), { msgtype: 'text' });
     await listMessages(f.deps, opsApiKey(), { msgtype: 'text', cursor: first.next_cursor as string });
 
-    expect(first.next_cursor).toBe(encodeListCursor(next, { app: 'ops', msgtype: 'text' }));
+    expect(first.next_cursor).toBe(
+      encodeListCursor(next, { channel: { kind: 'app', name: 'ops' }, msgtype: 'text' }),
+    );
     expect(f.messageList.queries[1]).toEqual({
-      app: 'ops',
+      channel: { kind: 'app', name: 'ops' },
       msgtype: 'text',
       limit: 50,
       after: next,
@@ -86,13 +88,18 @@ describe('listMessages (GET /v1/messages)', () => {
 
     expect(err.code).toBe('invalid_request');
     expect(err.details).toEqual([expect.objectContaining({ field: 'app' })]);
-    expect(f.messageList.queries.map((q) => q.app)).toEqual(['billing']);
+    expect(f.messageList.queries.map((q) => q.channel)).toEqual([{ kind: 'app', name: 'billing' }]);
   });
 
   it('refuses a cursor of another app’s query, and a bad one, with a 400 naming cursor, reading nothing', async () => {
     const f = fakeIngest();
     const both: ApiKeyConfig = { ...opsApiKey(), apps: ['ops', 'billing'] };
-    const billing = encodeListCursor({ createdAt: summary.createdAt, id: summary.id }, { app: 'billing' });
+    const billing = encodeListCursor(
+      { createdAt: summary.createdAt, id: summary.id },
+      {
+        channel: { kind: 'app', name: 'billing' },
+      },
+    );
 
     for (const cursor of [billing, 'bogus', 'eyJ2IjoxfQ']) {
       const err = await ingestError(listMessages(f.deps, both, { app: 'ops', cursor }));
