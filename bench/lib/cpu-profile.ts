@@ -58,8 +58,8 @@ export interface ProfileSummary {
 }
 
 /**
- * The `top` entries by self time of one profile. `bundle`: the bundled `.mjs` whose `.map` sits beside it; frames
- * from other files keep their own location.
+ * The `top` entries by self time of one profile. `bundle`: the bundle's entry `.mjs`; frames in it and in its
+ * chunks are mapped through the `.map` beside each, frames from other files keep their own location.
  *
  * @example const s = await summarizeProfile('/tmp/p/CPU.123.cpuprofile', { bundle: '/tmp/b/sender/index.mjs' });
  */
@@ -68,8 +68,7 @@ export async function summarizeProfile(
   opts: { bundle?: string; top?: number } = {},
 ): Promise<ProfileSummary> {
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
-  const map = opts.bundle ? await loadMap(opts.bundle) : undefined;
-  const bundleUrl = opts.bundle ? `file://${resolve(opts.bundle)}` : undefined;
+  const maps = opts.bundle ? await loadMaps(dirname(resolve(opts.bundle)), profile) : new Map();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
   const mean = (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length);
@@ -90,7 +89,7 @@ export async function summarizeProfile(
       idleUs += us;
       continue;
     }
-    const where = locate(frame, bundleUrl, map);
+    const where = locate(frame, maps.get(frame.url));
     const key = `${where.name}\u0000${where.file}\u0000${where.line}`;
     const e = entries.get(key) ?? { ...where, us: 0 };
     e.us += us;
@@ -133,23 +132,35 @@ interface LoadedMap {
   dir: string;
 }
 
-async function loadMap(bundle: string): Promise<LoadedMap | undefined> {
-  try {
-    const payload = JSON.parse(await readFile(`${bundle}.map`, 'utf8'));
-    return { map: new SourceMap(payload), dir: dirname(resolve(bundle)) };
-  } catch {
-    return undefined;
+/**
+ * The source maps of the bundle's modules a profile ran: its entry and each chunk it loaded (code splitting), by
+ * the `file://` URL the profile names them with. Each `.mjs` has its `.map` beside it.
+ */
+async function loadMaps(bundleDir: string, profile: CpuProfile): Promise<Map<string, LoadedMap>> {
+  const prefix = `file://${bundleDir}/`;
+  const urls = new Set(
+    profile.nodes.map((n) => n.callFrame.url).filter((u) => u.startsWith(prefix) && u.endsWith('.mjs')),
+  );
+  const maps = new Map<string, LoadedMap>();
+  for (const url of urls) {
+    const path = fileURLToPath(url);
+    try {
+      const payload = JSON.parse(await readFile(`${path}.map`, 'utf8'));
+      maps.set(url, { map: new SourceMap(payload), dir: dirname(path) });
+    } catch {
+      // No map beside it: its frames keep their bundle locations.
+    }
   }
+  return maps;
 }
 
 /** A call frame's original name, file and 1-based line. */
 function locate(
   frame: CallFrame,
-  bundleUrl: string | undefined,
   loaded: LoadedMap | undefined,
 ): { name: string; file: string; line: number } {
   const fallbackName = frame.functionName || '(anonymous)';
-  if (loaded && bundleUrl && frame.url === bundleUrl && frame.lineNumber >= 0) {
+  if (loaded && frame.lineNumber >= 0) {
     const entry = loaded.map.findEntry(frame.lineNumber, frame.columnNumber) as {
       originalSource?: string;
       originalLine?: number;
