@@ -43,23 +43,50 @@ const flagFor =
     if (!field.startsWith(prefix)) return undefined;
     const rest = field.slice(prefix.length + 1);
     if (rest.startsWith('app')) return '--app';
+    if (rest.startsWith('robot')) return '--robot';
     if (rest.startsWith('to')) return '--to/--party/--tag';
     if (rest.startsWith('msgtype')) return '--msgtype';
     return '--name';
   };
 
-/** Tells the user which apps exist when --app names none: the schema only says "not configured". */
-function requireApp(apps: Record<string, unknown>, app: string, label: string): void {
-  if (!Object.hasOwn(apps, app)) {
+/** What a hook or push key sends through: an app (`--app`, with recipients) or a group robot (`--robot`). */
+type Target = { kind: 'app'; name: string } | { kind: 'robot'; name: string };
+
+interface TargetFlags extends RecipientFlags {
+  app?: string;
+  robot?: string;
+}
+
+/**
+ * The target of `--app` or `--robot` (exactly one) and its fields in the config entry: an app's with its recipients
+ * (`to`), a robot's without (it posts to its group chat).
+ */
+function targetOf(flags: TargetFlags): { target: Target; fields: Record<string, unknown> } {
+  if ((flags.app === undefined) === (flags.robot === undefined)) {
+    throw new UsageError('pass --app (with --to, --party or --tag) or --robot, one of them');
+  }
+  if (flags.robot !== undefined) {
+    if (flags.to?.length || flags.party?.length || flags.tag?.length) {
+      throw new UsageError('--robot: a robot posts to its group chat; drop --to, --party and --tag');
+    }
+    return { target: { kind: 'robot', name: flags.robot }, fields: { robot: flags.robot } };
+  }
+  const app = flags.app as string;
+  return { target: { kind: 'app', name: app }, fields: { app, to: recipients(flags) } };
+}
+
+/** Tells the user which apps (robots) exist when the flag names none: the schema only says "not configured". */
+function requireTarget(raw: Record<string, unknown>, target: Target, label: string): void {
+  const configured = (raw[target.kind === 'app' ? 'apps' : 'robots'] ?? {}) as Record<string, unknown>;
+  if (!Object.hasOwn(configured, target.name)) {
     throw new UsageError(
-      `--app: app "${app}" is not configured in ${label} (apps: ${Object.keys(apps).join(', ') || 'none'})`,
+      `--${target.kind}: ${target.kind} "${target.name}" is not configured in ${label} (${target.kind}s: ${Object.keys(configured).join(', ') || 'none'})`,
     );
   }
 }
 
-interface HookOpts extends RecipientFlags, EditTarget {
+interface HookOpts extends TargetFlags, EditTarget {
   source: HookSource;
-  app: string;
   name?: string;
 }
 
@@ -112,21 +139,20 @@ async function createHook(run: Run, opts: HookOpts): Promise<void> {
   const name = opts.name ?? opts.source;
   if (!NAME.test(name))
     throw new UsageError(`--name: hook names are 1-64 of [A-Za-z0-9_-], got ${JSON.stringify(name)}`);
-  const to = recipients(opts);
+  const { target, fields } = targetOf(opts);
   const token = newUrlToken();
   const secret = GENERATED_SECRET.has(opts.source)
     ? randomBytes(TOKEN_BYTES).toString('base64url')
     : undefined;
   const entry = {
     source: opts.source,
-    app: opts.app,
-    to,
+    ...fields,
     tokenSha256: sha256Hex(token),
     ...(secret ? { secret } : {}),
   };
   const edit: Edit = {
     apply: ({ raw }, label) => {
-      requireApp((raw.apps ?? {}) as Record<string, unknown>, opts.app, label);
+      requireTarget(raw, target, label);
       const hooks = (raw.hooks ?? {}) as Record<string, unknown>;
       if (Object.hasOwn(hooks, name)) {
         throw new UsageError(`--name: ${label} already has a hook "${name}"; choose another --name`);
@@ -147,7 +173,7 @@ async function createHook(run: Run, opts: HookOpts): Promise<void> {
   out.data({ name, url, ...(secret ? { secret } : {}), entry: shown, stored: result.where });
   const { c } = out;
   out.line(
-    `${c.green('✓')} hook ${c.bold(name)} (${opts.source} → app ${opts.app}) added to ${result.where}`,
+    `${c.green('✓')} hook ${c.bold(name)} (${opts.source} → ${target.kind} ${target.name}) added to ${result.where}`,
   );
   out.line();
   out.line(
@@ -176,28 +202,26 @@ const afterwards = (file: boolean): string =>
     ? 'A running gateway reads its config file again within about a minute.'
     : 'The functions pick up the new config within about a minute.';
 
-interface PushKeyOpts extends RecipientFlags, EditTarget {
-  app: string;
+interface PushKeyOpts extends TargetFlags, EditTarget {
   name?: string;
-  msgtype?: 'markdown' | 'text' | 'textcard';
+  msgtype?: 'markdown' | 'markdown_v2' | 'text' | 'textcard';
 }
 
 async function createPushKey(run: Run, opts: PushKeyOpts): Promise<void> {
   const { out } = run;
   const name = opts.name ?? `push-${new Date().toISOString().slice(0, 10)}`;
   if (name.length === 0) throw new UsageError('--name must not be empty');
-  const to = recipients(opts);
+  const { target, fields } = targetOf(opts);
   const sendkey = newUrlToken();
   const entry = {
     name,
     sha256: sha256Hex(sendkey),
-    app: opts.app,
-    to,
+    ...fields,
     ...(opts.msgtype ? { msgtype: opts.msgtype } : {}),
   };
   const edit: Edit = {
     apply: ({ raw }, label) => {
-      requireApp((raw.apps ?? {}) as Record<string, unknown>, opts.app, label);
+      requireTarget(raw, target, label);
       const keys = Array.isArray(raw.pushKeys) ? (raw.pushKeys as { name?: unknown }[]) : [];
       if (keys.some((k) => k.name === name)) {
         throw new UsageError(`--name: ${label} already has a push key "${name}"; choose another --name`);
@@ -216,7 +240,9 @@ async function createPushKey(run: Run, opts: PushKeyOpts): Promise<void> {
   const url = `${result.apiUrl}/v1/push/${sendkey}`;
   out.data({ name, url, entry, stored: result.where });
   const { c } = out;
-  out.line(`${c.green('✓')} push key ${c.bold(name)} (→ app ${opts.app}) added to ${result.where}`);
+  out.line(
+    `${c.green('✓')} push key ${c.bold(name)} (→ ${target.kind} ${target.name}) added to ${result.where}`,
+  );
   out.line();
   out.line(
     'Push URL (the sendkey in it is the password; shown only this once, the config keeps its SHA-256):',
@@ -267,12 +293,13 @@ export function registerHooks(program: Command, ctx: CliContext): void {
     .addOption(
       new Option('-s, --source <source>', 'who posts to it').choices(HOOK_SOURCES).makeOptionMandatory(),
     )
-    .requiredOption('-a, --app <app>', 'the app that sends the messages')
+    .option('-a, --app <app>', 'the app that sends the messages (to --to, --party or --tag)')
+    .option('-r, --robot <robot>', 'or a group robot that posts them to its group chat')
     .option('-n, --name <name>', 'hook name, part of the URL (default: the source)');
   addTargetOptions(addRecipientOptions(create))
     .addHelpText(
       'after',
-      '\nExamples:\n  $ wecom-gateway hooks create --source alertmanager --app ops --to zhangsan,lisi\n  $ wecom-gateway hooks create --source github --app ops --party 5 --stage prod',
+      '\nExamples:\n  $ wecom-gateway hooks create --source alertmanager --app ops --to zhangsan,lisi\n  $ wecom-gateway hooks create --source grafana --robot oncall\n  $ wecom-gateway hooks create --source github --app ops --party 5 --stage prod',
     )
     .action(action(ctx, createHook));
 }
@@ -284,22 +311,22 @@ export function registerPushKeys(program: Command, ctx: CliContext): void {
   const create = keys
     .command('create')
     .description('add a push key to the config and print its URL once (the config stores only its SHA-256)')
-    .requiredOption('-a, --app <app>', 'the app that sends the messages')
+    .option('-a, --app <app>', 'the app that sends the messages (to --to, --party or --tag)')
+    .option('-r, --robot <robot>', 'or a group robot that posts them to its group chat')
     .option(
       '-n, --name <name>',
       'name of the key in the config and in message metadata (default: push-<date>)',
     )
     .addOption(
-      new Option('--msgtype <type>', 'how title and desp are sent (default: markdown)').choices([
-        'markdown',
-        'text',
-        'textcard',
-      ]),
+      new Option(
+        '--msgtype <type>',
+        'how title and desp are sent (default: markdown; textcard for apps, markdown_v2 for robots)',
+      ).choices(['markdown', 'markdown_v2', 'text', 'textcard']),
     );
   addTargetOptions(addRecipientOptions(create))
     .addHelpText(
       'after',
-      '\nExample:\n  $ wecom-gateway push-keys create --app ops --to zhangsan --name backup',
+      '\nExamples:\n  $ wecom-gateway push-keys create --app ops --to zhangsan --name backup\n  $ wecom-gateway push-keys create --robot oncall --name nightly',
     )
     .action(action(ctx, createPushKey));
 }

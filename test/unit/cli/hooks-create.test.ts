@@ -182,10 +182,25 @@ describe('hooks create', () => {
       '--region and --profile need --stage',
     ],
     [['push-keys', 'create', '--app', 'ops'], 'no recipient'],
-    [['push-keys', 'create', '--to', 'a'], "required option '-a, --app <app>'"],
+    [
+      ['push-keys', 'create', '--to', 'a'],
+      'pass --app (with --to, --party or --tag) or --robot, one of them',
+    ],
     [
       ['push-keys', 'create', '--app', 'ops', '--to', 'a', '--msgtype', 'news'],
-      'Allowed choices are markdown, text, textcard',
+      'Allowed choices are markdown, markdown_v2, text, textcard',
+    ],
+    [
+      ['hooks', 'create', '--source', 'grafana', '--app', 'ops', '--robot', 'oncall', '--to', 'a'],
+      'one of them',
+    ],
+    [
+      ['hooks', 'create', '--source', 'grafana', '--robot', 'oncall', '--to', 'a'],
+      '--robot: a robot posts to its group chat; drop --to, --party and --tag',
+    ],
+    [
+      ['hooks', 'create', '--source', 'grafana', '--robot', 'oncall'],
+      '--robot: robot "oncall" is not configured in gateway.json (robots: none)',
     ],
   ])('%j is a usage error (exit 2) that leaves the file alone: %s', async (argv, message) => {
     const args =
@@ -238,6 +253,79 @@ describe('hooks create', () => {
     expect(code).toBe(1);
     expect(stderr).toContain('is not a valid gateway config (fix it first: wecom-gateway config check');
     expect(stderr).toContain('retentionDayz: unknown field `retentionDayz` (did you mean retentionDays?)');
+  });
+});
+
+describe('hooks create and push-keys create --robot', () => {
+  const ROBOT_KEY = '693a91f6-7b2c-4bc4-97a0-0ec2f1fa5aaa';
+  beforeEach(async () => {
+    await writeFile(file, JSON.stringify({ ...original, robots: { oncall: { key: ROBOT_KEY } } }, null, 2));
+  });
+
+  it('adds a hook and a push key that post to the robot’s group, with no recipients', async () => {
+    const hook = await run([
+      'hooks',
+      'create',
+      '--source',
+      'grafana',
+      '--robot',
+      'oncall',
+      '--file',
+      file,
+      '--json',
+    ]);
+    const push = await run([
+      'push-keys',
+      'create',
+      '--robot',
+      'oncall',
+      '--name',
+      'nightly',
+      '--msgtype',
+      'markdown_v2',
+      '--file',
+      file,
+      '--json',
+    ]);
+
+    expect([hook.code, push.code]).toEqual([0, 0]);
+    const text = await readFile(file, 'utf8');
+    const raw = JSON.parse(text);
+    expect(raw.hooks.grafana).toEqual({
+      source: 'grafana',
+      robot: 'oncall',
+      tokenSha256: JSON.parse(hook.stdout).entry.tokenSha256,
+    });
+    expect(raw.pushKeys).toEqual([
+      { name: 'nightly', sha256: expect.any(String), robot: 'oncall', msgtype: 'markdown_v2' },
+    ]);
+    const config = parseConfigJson(text);
+    expect(createHookFinder(config.hooks ?? {})('grafana', tokenOf(JSON.parse(hook.stdout).url))?.robot).toBe(
+      'oncall',
+    );
+    expect(createPushKeyMatcher(config.pushKeys ?? [])(tokenOf(JSON.parse(push.stdout).url))).toMatchObject({
+      robot: 'oncall',
+    });
+  });
+
+  it('refuses an app’s msgtype for a robot, naming the flag, and leaves the file alone', async () => {
+    const before = await readFile(file, 'utf8');
+
+    const { code, stderr } = await run([
+      'push-keys',
+      'create',
+      '--robot',
+      'oncall',
+      '--msgtype',
+      'textcard',
+      '--file',
+      file,
+    ]);
+
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('--msgtype');
+    expect(stderr).toContain('textcard is for apps');
+    expect(await readFile(file, 'utf8')).toBe(before);
   });
 });
 
