@@ -1,4 +1,4 @@
-import type { AppStateView, ReachView } from './domain.js';
+import type { AppStateView, ReachView, RobotStateView } from './domain.js';
 import { ApiError, UnreachableError } from './errors.js';
 import { PACKED } from './packaging.js';
 import type { Target } from './target.js';
@@ -76,6 +76,9 @@ export interface WebhookDeliveries {
 /** GET /v1/apps/{app} as documented in docs/api.md: the gateway's own type. */
 export type AppStatus = AppStateView;
 
+/** GET /v1/robots/{robot} as documented in docs/api.md: the gateway's own type. */
+export type RobotStatus = RobotStateView;
+
 /** GET /v1/apps/{app}/reach as documented in docs/api.md: the gateway's own type. */
 export type Reach = ReachView;
 
@@ -136,6 +139,14 @@ export class GatewayApi {
 
   app(name: string): Promise<AppStatus> {
     return this.call<AppStatus>('GET', `/v1/apps/${encodeURIComponent(name)}`);
+  }
+
+  robots(): Promise<{ robots: { robot: string; state: string }[] }> {
+    return this.call('GET', '/v1/robots');
+  }
+
+  robot(name: string): Promise<RobotStatus> {
+    return this.call<RobotStatus>('GET', `/v1/robots/${encodeURIComponent(name)}`);
   }
 
   /** Which of these recipients are outside the app's visible range, as the gateway reads it from WeCom. */

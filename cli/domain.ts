@@ -9,6 +9,7 @@ export type { GatewayConfig } from '#lib/config/schema.js';
 export type { AppStateView } from '#lib/ingest/apps.js';
 export { sha256Hex } from '#lib/ingest/auth.js';
 export type { ReachView } from '#lib/ingest/reach.js';
+export type { RobotStateView } from '#lib/ingest/robots.js';
 export { renderedProblems } from '#lib/messages/template-check.js';
 export { TERMINAL_STATUSES } from '#lib/model/index.js';
 export { generateWebhookSecret } from '#lib/webhooks/signature.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { type AppStatus, GatewayApi } from '../api.js';
+import { type AppStatus, GatewayApi, type RobotStatus } from '../api.js';
 import { action, type CliContext, type Run } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { ApiError, CliError, UsageError } from '../errors.js';
 import type { Colors, Output } from '../output.js';
 import {
   type LaneDepth,
@@ -30,9 +30,8 @@ export function duration(seconds: number): string {
 const paintState = (c: Colors, state: string): string =>
   state === 'active' ? c.green(state) : state === 'probing' ? c.yellow(state) : c.red(state);
 
-function printApp(out: Output, a: AppStatus): void {
-  const { c } = out;
-  out.line(`${c.bold(a.app)}  ${paintState(c, a.state)}`);
+/** The pause or circuit and the quota windows: what an app and a group robot both have. */
+function printPauseAndQuota(out: Output, a: Pick<AppStatus, 'pause' | 'quota'>): void {
   if (a.pause) {
     const p = a.pause;
     out.line(`  ${p.kind === 'rate_limited' ? 'paused' : 'circuit'}  ${p.reason}`);
@@ -44,9 +43,15 @@ function printApp(out: Output, a: AppStatus): void {
     const share = q.allowed > 0 ? Math.round((q.used / q.allowed) * 100) : 0;
     const used = `${q.used}/${q.allowed}`;
     out.line(
-      `  quota  ${q.window.padEnd(11)} ${(share >= 90 ? c.red : share >= 70 ? c.yellow : (s: string) => s)(used.padEnd(15))} (WeCom limit ${q.limit}, resets ${q.resets_at})`,
+      `  quota  ${q.window.padEnd(11)} ${(share >= 90 ? out.c.red : share >= 70 ? out.c.yellow : (s: string) => s)(used.padEnd(15))} (WeCom limit ${q.limit}, resets ${q.resets_at})`,
     );
   }
+}
+
+function printApp(out: Output, a: AppStatus): void {
+  const { c } = out;
+  out.line(`${c.bold(a.app)}  ${paintState(c, a.state)}`);
+  printPauseAndQuota(out, a);
   const t = a.token;
   const token =
     t.age_seconds === null
@@ -100,6 +105,24 @@ async function queueDepths(
   }
 }
 
+/** A group robot: its state, pause or circuit and rolling minute (it has no token: its key is in its URL). */
+function printRobot(out: Output, r: RobotStatus): void {
+  const { c } = out;
+  out.line(`${c.bold(`robot ${r.robot}`)}  ${paintState(c, r.state)}`);
+  printPauseAndQuota(out, r);
+}
+
+/** The key's group robots with their states; none from a gateway without robots (404: it predates them). */
+async function robotStates(api: GatewayApi): Promise<RobotStatus[]> {
+  try {
+    const { robots } = await api.robots();
+    return await Promise.all(robots.map((r) => api.robot(r.robot)));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return [];
+    throw err;
+  }
+}
+
 async function appsStatus(run: Run, app: string | undefined, opts: AppsStatusOpts): Promise<void> {
   const { out, ctx } = run;
   if (app !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(app))
@@ -115,21 +138,26 @@ async function appsStatus(run: Run, app: string | undefined, opts: AppsStatusOpt
   const url = opts.url ?? (opts.stage !== undefined && !ctx.env[ENV_URL] ? loc?.apiUrl : undefined);
   const api = new GatewayApi(await resolveTarget({ ...opts, ...(url ? { url } : {}) }, ctx.env, ctx.cwd));
   const names = app !== undefined ? [app] : (await api.apps()).apps.map((a) => a.app);
-  const [apps, lanes] = await Promise.all([
+  const [apps, robots, lanes] = await Promise.all([
     Promise.all(names.map((name) => api.app(name))),
+    app !== undefined ? Promise.resolve([]) : robotStates(api),
     queueDepths(run, opts, loc),
   ]);
-  out.data({ apps, queues: lanes ? { where: loc?.where, lanes } : null });
-  if (apps.length === 0) out.line('this key may use no app');
+  out.data({ apps, robots, queues: lanes ? { where: loc?.where, lanes } : null });
+  if (apps.length === 0 && robots.length === 0) out.line('this key may use no app');
   apps.forEach((a, i) => {
     if (i > 0) out.line();
     printApp(out, a);
+  });
+  robots.forEach((r, i) => {
+    if (i > 0 || apps.length > 0) out.line();
+    printRobot(out, r);
   });
   if (lanes && loc) {
     out.line();
     printQueues(out, loc.where, lanes);
   }
-  if (apps.some((a) => a.state !== 'active')) ctx.exitCode = 1;
+  if ([...apps, ...robots].some((a) => a.state !== 'active')) ctx.exitCode = 1;
 }
 
 /** `--stage/--region/--profile`: which deployed stack's queues (and table) to use. */
@@ -146,11 +174,11 @@ export function addStackOptions(cmd: Command): Command {
 export function registerApps(program: Command, ctx: CliContext): void {
   const apps = program
     .command('apps')
-    .description("the apps' health: pauses, circuits, quota, tokens, queues");
+    .description("the apps' and robots' health: pauses, circuits, quota, tokens, queues");
   const status = apps
     .command('status')
     .description(
-      "pause or circuit state, quota use and token age of an app (or of every app the key may use), and the lanes' queue depths; exit 1 unless every app is active",
+      "pause or circuit state, quota use and token age of an app (or of every app and group robot the key may use), and the lanes' queue depths; exit 1 unless every one is active",
     )
     .argument('[app]', 'app name (default: every app the key may use)');
   addTargetOptions(status);
@@ -159,7 +187,7 @@ export function registerApps(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       `
-The app's state comes from GET /v1/apps/{app} (scope messages:read); queue depths from SQS (local: the emulator of
+The app's state comes from GET /v1/apps/{app} (scope messages:read), a robot's from GET /v1/robots/{robot}; queue depths from SQS (local: the emulator of
 the running \`npm start\`; --stage: the deployed stack's queues, with your AWS credentials).
 Examples:
   $ wecom-gateway apps status

@@ -1,8 +1,10 @@
+import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type GatewayConfig, parseConfig } from '#lib/config/index.js';
 import { sha256Hex } from '#lib/security/index.js';
 import { verifyWebhook } from '#lib/webhooks/index.js';
 import { TEST_WEBHOOK_SECRET } from '#local/harness/config.js';
+import { cli } from '#test/helpers/cli.js';
 import { scaledMinutes, startTestGateway, type TestGateway, waitFor } from '#test/helpers/gateway.js';
 import { fixture } from '#test/helpers/hook-fixtures.js';
 import { ROBOT_KEY, robotMarkdown, withRobot } from '#test/helpers/robots.js';
@@ -69,6 +71,19 @@ describe('a group robot, end to end', () => {
     expect((await gw.get('/v1/robots')).body).toEqual({
       robots: [{ robot: 'oncall', state: 'circuit_open' }],
     });
+    // The operator's view: `apps status` shows the robot beside the apps, and exits 1 while it is not active.
+    const status = await cli(['apps', 'status', '--url', gw.stack.apiUrl, '--key', gw.key, '--json'], {
+      cwd: tmpdir(),
+    });
+    expect(status.code, status.stderr).toBe(1);
+    expect(JSON.parse(status.stdout).robots).toEqual([
+      expect.objectContaining({
+        robot: 'oncall',
+        state: 'circuit_open',
+        pause: expect.objectContaining({ errcode: 93000 }),
+      }),
+    ]);
+    expect(status.stdout + status.stderr).not.toContain(ROBOT_KEY);
 
     sim.setRobots([{ key: ROBOT_KEY, state: 'active' }]);
     for (const id of ids) await gw.waitForStatus(id, ['sent'], 20_000);
