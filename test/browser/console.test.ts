@@ -10,6 +10,7 @@ import {
 } from '#test/helpers/browser.js';
 import { deadInQueue, messageStore } from '#test/helpers/dead-letters.js';
 import { scaledMinutes, startTestGateway, type TestGateway, text, waitFor } from '#test/helpers/gateway.js';
+import { ROBOT_KEY } from '#test/helpers/robots.js';
 
 /** Pages load over the local stack on a busy 2-core machine: wait for what they show, within bounds. */
 const POLL = { timeout: 20_000 };
@@ -25,6 +26,9 @@ describeBrowser('operator console', () => {
   const reader = newDevKey();
   let billingId: string;
   let hostileId: string;
+  /** May use group robot `oncall` only, as a team that started with a robot. */
+  const robotOnly = newDevKey();
+  let robotId: string;
 
   beforeAll(async () => {
     [gw, browser] = await Promise.all([
@@ -35,7 +39,19 @@ describeBrowser('operator console', () => {
         extraApiKeys: [
           { name: 'admin', sha256: admin.sha256, apps: ['ops'], scopes: ['admin', 'messages:read'] },
           { name: 'billing-reader', sha256: reader.sha256, apps: ['billing'], scopes: ['messages:read'] },
+          {
+            name: 'oncall-robot',
+            sha256: robotOnly.sha256,
+            apps: [],
+            robots: ['oncall'],
+            scopes: ['messages:write', 'messages:read', 'messages:recall'],
+          },
         ],
+        configure: (c) => {
+          c.robots = {
+            oncall: { key: ROBOT_KEY, quota: { perMinute: 20, safetyMargin: 0.2, normalShare: 0.8 } },
+          };
+        },
       }),
       launchBrowser(),
     ]);
@@ -69,12 +85,28 @@ describeBrowser('operator console', () => {
         url: 'https://ok.example/card',
       },
     });
+    const robotPost = await gw.post(
+      '/v1/messages',
+      {
+        robot: 'oncall',
+        msgtype: 'markdown_v2',
+        markdown_v2: { content: '## db-1\n| disk | 91% |\n|---|---|' },
+      },
+      { authorization: `Bearer ${robotOnly.key}` },
+    );
+    expect(robotPost.status, JSON.stringify(robotPost.body)).toBe(202);
+    robotId = robotPost.body.id;
     sentId = sent.body.id;
     cardId = card.body.id;
     billingId = billing.body.id;
     hostileId = hostile.body.id;
     await Promise.all(
       [sentId, other.body.id, cardId, billingId, hostileId].map((id) => gw.waitForStatus(id, ['sent'])),
+    );
+    await waitFor(
+      async () =>
+        (await gw.get(`/v1/messages/${robotId}`, { authorization: `Bearer ${robotOnly.key}` })).body
+          .status === 'sent',
     );
     // wangwu presses 批准 in WeCom: the simulator posts the signed callback, which ties it to the message.
     await gw.stack.simulator?.click({ userId: 'wangwu', taskId: cardId, key: 'approve' });
@@ -171,7 +203,7 @@ describeBrowser('operator console', () => {
     await expect.poll(() => page.getByTestId('key-name').textContent(), POLL).toBe('key billing-reader');
     const rows = page.getByTestId('messages').locator('tbody tr');
     await expect.poll(() => rows.count(), POLL).toBe(1);
-    expect(await page.getByLabel('App').locator('option').allTextContents()).toEqual(['billing']);
+    expect(await page.getByLabel('App or robot').locator('option').allTextContents()).toEqual(['billing']);
     expect(await rows.first().textContent()).toContain(billingId);
 
     // Another app's message: not found for this key, as if it did not exist.
@@ -188,6 +220,39 @@ describeBrowser('operator console', () => {
     const feed = await page.getByTestId('events').textContent();
     expect(feed).toContain('billing');
     expect(feed).not.toContain('ops');
+    expectClean(watched);
+    await watched.context.close();
+  });
+
+  it('lists a group robot’s messages for a key with a robot and no app, and shows one as the group sees it', async () => {
+    const watched = await openPage(browser);
+    const { page } = watched;
+    await signIn(watched, '/console', robotOnly.key);
+    const rows = page.getByTestId('messages').locator('tbody tr');
+    await expect.poll(() => rows.count(), POLL).toBe(1);
+    expect(await page.getByLabel('App or robot').locator('option').allTextContents()).toEqual([
+      'robot oncall',
+    ]);
+    // A robot posts to its group chat: no recipient to search by, and the robot's own types.
+    expect(await page.getByLabel('Recipient').count()).toBe(0);
+    expect(await page.getByLabel('Type').locator('option').allTextContents()).toContain('markdown_v2');
+    expect(await rows.first().textContent()).toContain('group chat of robot oncall');
+
+    await page.getByLabel('Type').selectOption('markdown_v2');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('robot'), POLL).toBe('oncall');
+    expect(new URL(page.url()).searchParams.get('msgtype')).toBe('markdown_v2');
+    await expect.poll(() => rows.count(), POLL).toBe(1);
+
+    await rows.first().getByRole('link').click();
+    await expect.poll(() => page.getByTestId('robot').textContent(), POLL).toBe('oncall');
+    expect(await page.getByTestId('status').first().textContent()).toBe('sent');
+    expect(await page.getByTestId('preview').getByTestId('message').getAttribute('data-msgtype')).toBe(
+      'markdown_v2',
+    );
+    expect(await page.getByTestId('preview').textContent()).toContain('db-1');
+    // WeCom has no recall for a robot's post, whatever the key's scopes.
+    expect(await page.getByTestId('recall').count()).toBe(0);
     expectClean(watched);
     await watched.context.close();
   });

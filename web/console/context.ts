@@ -1,10 +1,12 @@
-import { api } from './api.js';
+import { ApiError, api } from './api.js';
 import type { MessageFilters, Route } from './routes.js';
 
 /** What every page gets: navigation, the key (its scopes) and the apps it may read (fetched once per sign-in). */
 export interface PageContext {
   navigate(route: Route, options?: { replace?: boolean }): void;
   apps(): Promise<AppSummary[]>;
+  /** The group robots the key may use (none from a gateway that predates robots). */
+  robots(): Promise<RobotSummary[]>;
   key(): Promise<KeyInfo>;
   /** The filters of the Messages page last shown, so that a message's page links back to the same list. */
   lastMessages(): MessageFilters;
@@ -15,6 +17,14 @@ export interface AppSummary {
   app: string;
   state: string;
 }
+
+export interface RobotSummary {
+  robot: string;
+  state: string;
+}
+
+/** The channel a list of messages belongs to: an app (`app=`) or a group robot (`robot=`). */
+export type Channel = { kind: 'app'; name: string } | { kind: 'robot'; name: string };
 
 /** The signed-in key as GET /v1/apps describes it: the console offers only the actions its scopes allow. */
 export interface KeyInfo {
@@ -41,6 +51,22 @@ export const keyApps = (): Promise<AppSummary[]> => fetchAppList().then((r) => r
 
 export const keyInfo = (): Promise<KeyInfo> => fetchAppList().then((r) => r.key);
 
+let robotList: Promise<RobotSummary[]> | undefined;
+
+/** GET /v1/robots, once per sign-in; a gateway without robots answers 404: no robots. */
+export const keyRobots = (): Promise<RobotSummary[]> => {
+  robotList ??= api<{ robots: RobotSummary[] }>('/v1/robots').then(
+    (r) => r.robots,
+    (err: unknown) => {
+      robotList = undefined;
+      if (err instanceof ApiError && err.status === 404) return [];
+      throw err;
+    },
+  );
+  return robotList;
+};
+
 export const forgetApps = (): void => {
   appList = undefined;
+  robotList = undefined;
 };

@@ -5,7 +5,7 @@
 import './main.css';
 import { h } from '../shared/dom.js';
 import { whenUnauthorized } from './api.js';
-import { forgetApps, keyApps, keyInfo, type PageContext } from './context.js';
+import { forgetApps, keyApps, keyInfo, keyRobots, type PageContext } from './context.js';
 import { renderApps } from './pages/apps.js';
 import { renderDlq } from './pages/dlq.js';
 import { renderEvents } from './pages/events.js';
@@ -43,6 +43,7 @@ const context: PageContext = {
     render();
   },
   apps: keyApps,
+  robots: keyRobots,
   key: keyInfo,
   lastMessages: () => lastMessages,
   rememberMessages(filters) {

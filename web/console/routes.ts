@@ -4,7 +4,16 @@
  */
 
 /** Filters of the Messages page: the query parameters of `GET /v1/messages`, kept in the page's URL as they are. */
-export const MESSAGE_FILTERS = ['app', 'status', 'touser', 'msgtype', 'since', 'until', 'cursor'] as const;
+export const MESSAGE_FILTERS = [
+  'app',
+  'robot',
+  'status',
+  'touser',
+  'msgtype',
+  'since',
+  'until',
+  'cursor',
+] as const;
 export type MessageFilters = Partial<Record<(typeof MESSAGE_FILTERS)[number], string>>;
 
 export const DLQ_FILTERS = ['app', 'lane'] as const;

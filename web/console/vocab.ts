@@ -24,3 +24,15 @@ export const MSG_TYPES = [
   'miniprogram_notice',
   'template_card',
 ] as const;
+
+/** What a group robot sends (`GET /v1/messages?robot=` takes these). */
+export const ROBOT_MSG_TYPES = [
+  'text',
+  'markdown',
+  'markdown_v2',
+  'image',
+  'news',
+  'file',
+  'voice',
+  'template_card',
+] as const;

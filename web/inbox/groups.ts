@@ -32,12 +32,9 @@ export function groupOptions(groups: readonly Group[], current: string | undefin
 
 const time = (at: number): string => new Date(at).toLocaleString('zh-CN', { hour12: false });
 
-/**
- * One robot post, as the group sees it. markdown_v2 goes through the markdown renderer: its tables and lists show as
- * the lines the robot sent, which is what clients before 4.1.36 show too.
- */
+/** One robot post, as the group sees it (markdown_v2 as web/render shows it). */
 export function drawGroupMessage(robot: string, m: GroupMessage): HTMLElement {
-  const msgtype = m.msgtype === 'markdown_v2' ? 'markdown' : m.msgtype;
+  const msgtype = m.msgtype;
   return h(
     'li',
     { class: 'ib-item', 'data-testid': 'inbox-item', 'data-kind': 'group-message', 'data-msgid': m.msgid },

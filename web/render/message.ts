@@ -26,6 +26,9 @@ type Renderer = (content: Json, options: RenderOptions, body: MessageBody) => HT
 const RENDERERS: Record<string, Renderer> = {
   text: (c) => renderTextContent(str(c.content)),
   markdown: (c) => renderMarkdownContent(str(c.content)),
+  // A group robot's markdown_v2 through the markdown renderer: its tables and lists show as the lines the robot
+  // sent, which is what clients before 4.1.36 show too.
+  markdown_v2: (c) => renderMarkdownContent(str(c.content)),
   textcard: (c) => renderTextcard(c),
   news: (c) => renderArticles(list(c.articles), 'news'),
   mpnews: (c) => renderArticles(list(c.articles), 'mpnews'),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { updateDetail } from '#lib/ingest/card.js';
-import { MSG_TYPE_NAMES } from '#lib/messages/limits.js';
+import { MSG_TYPE_NAMES, ROBOT_MSG_TYPE_NAMES } from '#lib/messages/limits.js';
 import { STATUS } from '#lib/model/index.js';
 import {
   cardUpdateOf,
@@ -12,7 +12,7 @@ import {
   timestamp,
   userList,
 } from '../../../web/console/format.js';
-import { MSG_TYPES, STATUSES } from '../../../web/console/vocab.js';
+import { MSG_TYPES, ROBOT_MSG_TYPES, STATUSES } from '../../../web/console/vocab.js';
 
 describe('console formatting', () => {
   it("reads a card's current state back from the timeline the gateway writes", () => {
@@ -73,5 +73,6 @@ describe('console formatting', () => {
   it("offers exactly the API's statuses and message types as filters", () => {
     expect([...STATUSES]).toEqual(Object.values(STATUS));
     expect([...MSG_TYPES]).toEqual([...MSG_TYPE_NAMES]);
+    expect([...ROBOT_MSG_TYPES]).toEqual([...ROBOT_MSG_TYPE_NAMES]);
   });
 });

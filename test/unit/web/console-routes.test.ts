@@ -43,6 +43,7 @@ describe('console routes', () => {
     const routes: Route[] = [
       { page: 'messages', filters: { app: 'ops', touser: 'li si', since: '2026-12-01T08:00:00+08:00' } },
       { page: 'messages', filters: {} },
+      { page: 'messages', filters: { robot: 'oncall', msgtype: 'markdown_v2' } },
       { page: 'message', id: 'msg_01JH8X2Q' },
       { page: 'apps' },
       { page: 'apps', app: 'ops' },

@@ -21,7 +21,9 @@ import {
 
 interface MessageStatus {
   id: string;
-  app: string;
+  /** The channel: an app's message names `app`, a group robot's `robot`. */
+  app?: string;
+  robot?: string;
   status: string;
   priority: string;
   attempts: number;
@@ -135,7 +137,9 @@ function summary(m: MessageStatus): HTMLElement {
           m.webhook_status ? h('span', { class: 'muted' }, ` webhooks: ${m.webhook_status}`) : null,
         ],
       ],
-      ['App', link({ page: 'apps', app: m.app }, m.app)],
+      m.robot !== undefined
+        ? ['Robot', h('span', { 'data-testid': 'robot' }, m.robot)]
+        : ['App', link({ page: 'apps', app: m.app }, m.app ?? '')],
       ['Priority', m.priority],
       ['Attempts', String(m.attempts)],
       ['Created', time(m.created_at)],
@@ -360,11 +364,13 @@ function actions(m: MessageStatus, key: KeyInfo, reload: () => void): HTMLElemen
   }
   const notes: Child[] = [];
   const sentAt = m.sent_at ? Date.parse(m.sent_at) : Number.NaN;
-  if (m.status === 'sent' && may('messages:recall') && Date.now() - sentAt >= RECALL_WINDOW_MS) {
+  // WeCom has no recall (and no card update) for a group robot's post.
+  const recallable = m.status === 'sent' && m.robot === undefined && may('messages:recall');
+  if (recallable && Date.now() - sentAt >= RECALL_WINDOW_MS) {
     notes.push(
       h('p', { class: 'muted' }, 'Recall is no longer possible: WeCom recalls within 24 hours of sending.'),
     );
-  } else if (m.status === 'sent' && may('messages:recall')) {
+  } else if (recallable) {
     controls.push(
       button(
         'Recall',
@@ -421,7 +427,7 @@ function actions(m: MessageStatus, key: KeyInfo, reload: () => void): HTMLElemen
           ),
         { 'data-testid': 'redrive' },
       ),
-      link({ page: 'dlq', filters: { app: m.app } }, 'See the DLQ'),
+      link({ page: 'dlq', filters: m.app ? { app: m.app } : {} }, 'See the DLQ'),
     );
   }
   if (controls.length === 0 && notes.length === 0) return h('div', { hidden: true });

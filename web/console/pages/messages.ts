@@ -1,6 +1,6 @@
 import { h } from '../../shared/dom.js';
 import { api } from '../api.js';
-import type { PageContext } from '../context.js';
+import type { Channel, PageContext } from '../context.js';
 import { relative } from '../format.js';
 import { localInputToRfc3339, type MessageFilters, messagesQuery, rfc3339ToLocalInput } from '../routes.js';
 import {
@@ -16,11 +16,13 @@ import {
   table,
   time,
 } from '../ui.js';
-import { MSG_TYPES, STATUSES } from '../vocab.js';
+import { MSG_TYPES, ROBOT_MSG_TYPES, STATUSES } from '../vocab.js';
 
 export interface MessageSummary {
   id: string;
-  app: string;
+  /** The channel: an app's message names `app`, a group robot's `robot`. */
+  app?: string;
+  robot?: string;
   status: string;
   priority: string;
   msgtype: string;
@@ -69,6 +71,7 @@ const input = (
   );
 
 export const recipientsOf = (m: MessageSummary): string => {
+  if (m.robot !== undefined) return `group chat of robot ${m.robot}`;
   const parts = [...m.touser, ...m.toparty.map((p) => `party ${p}`), ...m.totag.map((t) => `tag ${t}`)];
   return parts.join(', ') + (m.recipients_omitted ? ` +${m.recipients_omitted}` : '');
 };
@@ -80,49 +83,91 @@ export function renderMessages(filters: MessageFilters, ctx: PageContext): HTMLE
   const page = h('div', { class: 'page' }, h('h1', {}, 'Messages'), form, results);
 
   ctx.rememberMessages(filters);
-  ctx.apps().then(
-    (apps) => {
+  Promise.all([ctx.apps(), ctx.robots()]).then(
+    ([apps, robots]) => {
       // The operator moved on while the apps loaded: this page is no longer shown.
       if (!page.isConnected) return;
-      if (apps.length === 0) {
+      const channels: Channel[] = [
+        ...apps.map((a): Channel => ({ kind: 'app', name: a.app })),
+        ...robots.map((r): Channel => ({ kind: 'robot', name: r.robot })),
+      ];
+      const first = channels[0];
+      if (!first) {
         form.remove();
         show(
           results,
-          empty('This API key may read no apps.', 'Ask for a key with apps, or check the config.'),
+          empty(
+            'This API key may read no apps or robots.',
+            'Ask for a key with apps or robots, or check the config.',
+          ),
         );
         return;
       }
-      const app = filters.app ?? apps[0]?.app;
-      if (!filters.app && apps.length > 1) {
-        // A page is one app's list (the API needs the app); show the first, with the URL saying so.
-        ctx.navigate({ page: 'messages', filters: { ...filters, app } }, { replace: true });
+      const named = channelOfFilters(filters);
+      if (!named && channels.length > 1) {
+        // A page is one app's (or robot's) list (the API needs it); show the first, with the URL saying so.
+        ctx.navigate({ page: 'messages', filters: withChannel(filters, first) }, { replace: true });
         return;
       }
-      buildForm(
-        form,
-        { ...filters, app },
-        apps.map((a) => a.app),
-        ctx,
-      );
-      void load(results, { ...filters, app });
+      const channel = named ?? first;
+      const shown = withChannel(filters, channel);
+      buildForm(form, shown, { channel, channels }, ctx);
+      void load(results, shown, channel);
     },
     (err: unknown) => show(results, failure(err, 'your apps', 'messages:read')),
   );
   return page;
 }
 
-function buildForm(form: HTMLFormElement, filters: MessageFilters, apps: string[], ctx: PageContext): void {
-  const appSelect = h(
+/** The app or robot the URL names (`app=` or `robot=`). */
+function channelOfFilters(filters: MessageFilters): Channel | undefined {
+  if (filters.robot) return { kind: 'robot', name: filters.robot };
+  if (filters.app) return { kind: 'app', name: filters.app };
+  return undefined;
+}
+
+/** The filters listing `channel`: its own parameter set, the other's and what it does not take cleared. */
+function withChannel(filters: MessageFilters, channel: Channel): MessageFilters {
+  return channel.kind === 'robot'
+    ? { ...filters, app: undefined, robot: channel.name, touser: undefined }
+    : { ...filters, app: channel.name, robot: undefined };
+}
+
+const channelLabel = (c: Channel): string => (c.kind === 'robot' ? `robot ${c.name}` : c.name);
+const sameChannel = (a: Channel, b: Channel): boolean => a.kind === b.kind && a.name === b.name;
+
+function buildForm(
+  form: HTMLFormElement,
+  filters: MessageFilters,
+  choice: { channel: Channel; channels: Channel[] },
+  ctx: PageContext,
+): void {
+  const { channel, channels } = choice;
+  // Options carry their index into `channels`: the form reads a typed channel back, never a parsed string.
+  const option = (c: Channel) =>
+    h('option', { value: String(channels.indexOf(c)), selected: sameChannel(c, channel) }, channelLabel(c));
+  const group = (label: string, of: Channel[]) =>
+    of.length > 0 ? h('optgroup', { label }, ...of.map(option)) : null;
+  const channelSelect = h(
     'select',
-    { id: 'f-app', name: 'app' },
-    ...apps.map((a) => h('option', { value: a, selected: a === filters.app }, a)),
+    { id: 'f-channel', name: 'channel' },
+    group(
+      'Apps',
+      channels.filter((c) => c.kind === 'app'),
+    ),
+    group(
+      'Robots',
+      channels.filter((c) => c.kind === 'robot'),
+    ),
   );
+  const robot = channel.kind === 'robot';
   show(
     form,
-    h('div', { class: 'field' }, h('label', { for: 'f-app' }, 'App'), appSelect),
+    h('div', { class: 'field' }, h('label', { for: 'f-channel' }, 'App or robot'), channelSelect),
     select('status', 'Status', STATUSES, filters.status),
-    input('touser', 'Recipient', 'search', filters.touser ?? '', { placeholder: 'userid' }),
-    select('msgtype', 'Type', MSG_TYPES, filters.msgtype),
+    // A robot posts to its group chat: its messages list no recipients to search by.
+    robot ? null : input('touser', 'Recipient', 'search', filters.touser ?? '', { placeholder: 'userid' }),
+    select('msgtype', 'Type', robot ? ROBOT_MSG_TYPES : MSG_TYPES, filters.msgtype),
     // step 1: seconds, so a shared URL's time survives Apply.
     input('since', 'Since', 'datetime-local', timeInput(filters.since), { step: '1' }),
     input('until', 'Until', 'datetime-local', timeInput(filters.until), { step: '1' }),
@@ -130,7 +175,7 @@ function buildForm(form: HTMLFormElement, filters: MessageFilters, apps: string[
       'div',
       { class: 'field actions' },
       h('button', { type: 'submit' }, 'Apply'),
-      link({ page: 'messages', filters: { app: filters.app } }, 'Clear'),
+      link({ page: 'messages', filters: withChannel({}, channel) }, 'Clear'),
     ),
   );
   form.addEventListener('submit', (event) => {
@@ -139,16 +184,19 @@ function buildForm(form: HTMLFormElement, filters: MessageFilters, apps: string[
     const value = (name: string) => String(data.get(name) ?? '').trim() || undefined;
     const since = value('since');
     const until = value('until');
+    const picked = channels[Number(value('channel'))] ?? channel;
     ctx.navigate({
       page: 'messages',
-      filters: {
-        app: value('app'),
-        status: value('status'),
-        touser: value('touser'),
-        msgtype: value('msgtype'),
-        since: since && localInputToRfc3339(since, offsetAtLocal(since)),
-        until: until && localInputToRfc3339(until, offsetAtLocal(until)),
-      },
+      filters: withChannel(
+        {
+          status: value('status'),
+          touser: value('touser'),
+          msgtype: value('msgtype'),
+          since: since && localInputToRfc3339(since, offsetAtLocal(since)),
+          until: until && localInputToRfc3339(until, offsetAtLocal(until)),
+        },
+        picked,
+      ),
     });
   });
 }
@@ -157,12 +205,14 @@ function buildForm(form: HTMLFormElement, filters: MessageFilters, apps: string[
 const timeInput = (text: string | undefined): string =>
   rfc3339ToLocalInput(text, text ? offsetAt(Date.parse(text)) : 0);
 
-async function load(results: HTMLElement, filters: MessageFilters): Promise<void> {
+async function load(results: HTMLElement, filters: MessageFilters, channel: Channel): Promise<void> {
   try {
     const page = await api<{ messages: MessageSummary[]; next_cursor: string | null }>(
       `/v1/messages${messagesQuery(filters, PAGE_SIZE)}`,
     );
-    const filtered = Object.entries(filters).some(([k, v]) => k !== 'app' && k !== 'cursor' && v);
+    const filtered = Object.entries(filters).some(
+      ([k, v]) => k !== 'app' && k !== 'robot' && k !== 'cursor' && v,
+    );
     const now = Date.now();
     const rows = page.messages.map((m) =>
       row(
@@ -193,7 +243,7 @@ async function load(results: HTMLElement, filters: MessageFilters): Promise<void
       show(
         results,
         empty(
-          filtered ? 'No messages match these filters.' : `No messages for ${filters.app} yet.`,
+          filtered ? 'No messages match these filters.' : `No messages for ${channelLabel(channel)} yet.`,
           page.next_cursor
             ? 'A filtered page can be empty while older messages still match: follow "Older".'
             : filtered
