@@ -114,24 +114,14 @@ export async function startConsumerFleet(
     }
     busy++;
     maxBusy = Math.max(maxBusy, busy);
+    // A thrown invocation failed every record (Lambda retries the whole batch).
+    let failed = event.Records.length;
     try {
       const result = await dispatch(event);
-      invocations.push({
-        startedAt,
-        ms: Date.now() - startedAt,
-        records: event.Records.length,
-        failed: result.batchItemFailures.length,
-      });
+      failed = result.batchItemFailures.length;
       return result;
-    } catch (err) {
-      invocations.push({
-        startedAt,
-        ms: Date.now() - startedAt,
-        records: event.Records.length,
-        failed: event.Records.length,
-      });
-      throw err;
     } finally {
+      invocations.push({ startedAt, ms: Date.now() - startedAt, records: event.Records.length, failed });
       busy--;
     }
   };
