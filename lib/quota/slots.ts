@@ -242,13 +242,23 @@ export function bestSlot(
   const normal = earliestSlot(states.n, spec, 'n', ask);
   if (priority === 'normal') return normal;
   const high = earliestSlot(states.h, spec, 'h', ask);
-  const best = !normal || !high ? (normal ?? high) : high.slotMs < normal.slotMs ? high : normal;
+  // Compared where each would really start: joining a busy line starts at its next free slot, which the tolerance
+  // lets stand a little before the wanted time; comparing wanted times would let the next message take an earlier
+  // slot in one pool than this one took in the other.
+  const startOf = (p: SlotPlan): number =>
+    p.pace?.mode === 'append' ? (states[p.pool].tat ?? p.slotMs) : p.slotMs;
+  const best = !normal || !high ? (normal ?? high) : startOf(high) < startOf(normal) ? high : normal;
   // Not at the very instant of the other pool's latest slot: two messages to one member, one in each pool, would
-  // go out at once, in either order. A millisecond later keeps them in the order they were reserved.
+  // go out at once, in either order. A millisecond later (and no earlier line joined) keeps them in the order they
+  // were reserved.
   const other = best?.pool === 'n' ? 'h' : 'n';
   const latest = lastSlot(states[other], spec.pools[other]);
-  if (best && latest !== undefined && Math.abs(latest - best.slotMs) < SAME_INSTANT_MS) {
-    return bestSlot(states, spec, priority, { ...ask, notBeforeMs: latest + SAME_INSTANT_MS });
+  if (best && latest !== undefined && Math.abs(latest - startOf(best)) < SAME_INSTANT_MS) {
+    return bestSlot(states, spec, priority, {
+      ...ask,
+      notBeforeMs: latest + SAME_INSTANT_MS,
+      toleranceMs: 0,
+    });
   }
   return best;
 }

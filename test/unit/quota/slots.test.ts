@@ -177,6 +177,39 @@ describe('send slots (lib/quota)', () => {
     );
   });
 
+  it('hands high slots out in arrival order across both pools when a busy line may be joined a little late', () => {
+    // Joining a busy line starts at its next free slot, up to the tolerance before the wanted time: the pool
+    // comparison must use that start, or the next message takes an earlier slot in one pool than this one took in
+    // the other.
+    const highArb = fc.array(
+      fc.record({ gapMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 10_000 })) }),
+      { minLength: 2, maxLength: 120 },
+    );
+    fc.assert(
+      fc.property(quotaArb, highArb, fc.integer({ min: 1, max: 5_000 }), (q, requests, toleranceMs) => {
+        const spec = memberSpec(quotaOf(q), W);
+        let states: Record<Pool, PoolState> = { n: emptyPool(), h: emptyPool() };
+        let now = T0;
+        const slots: number[] = [];
+        for (const r of requests) {
+          now += r.gapMs;
+          const plan = bestSlot(states, spec, 'high', {
+            amount: 1,
+            notBeforeMs: now,
+            nowMs: now,
+            toleranceMs,
+          });
+          if (!plan) continue;
+          const after = applySlot(states[plan.pool], plan);
+          states = { ...states, [plan.pool]: after };
+          slots.push(grantedSlot(after, plan));
+        }
+        expect(slots).toEqual([...slots].sort((a, b) => a - b));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('keeps the limits when writers plan from stale copies, or blind, and the store checks each plan', () => {
     const stepArb = fc.record({
       writer: fc.integer({ min: 0, max: 3 }),
