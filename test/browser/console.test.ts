@@ -253,6 +253,20 @@ describeBrowser('operator console', () => {
     expect(await page.getByTestId('preview').textContent()).toContain('db-1');
     // WeCom has no recall for a robot's post, whatever the key's scopes.
     expect(await page.getByTestId('recall').count()).toBe(0);
+
+    // Apps shows the robot's state and rolling minute, not a dead end.
+    await page.getByRole('link', { name: 'Apps' }).click();
+    const robot = page.getByTestId('robot-oncall');
+    await expect.poll(() => robot.getByTestId('robot-state').textContent(), POLL).toBe('active');
+    expect(await robot.getByTestId('quota').first().textContent()).toMatch(/robot-minute/);
+    expect(await page.getByText('may read no apps').count()).toBe(0);
+
+    // Events lists the robot's latest messages under its name.
+    await page.getByRole('link', { name: 'Events' }).click();
+    const feed = page.getByTestId('events').locator('tbody tr');
+    await expect.poll(() => feed.count(), POLL).toBeGreaterThan(0);
+    expect(await feed.first().textContent()).toContain('robot oncall');
+    expect(await page.locator('main').textContent()).not.toContain('undefined');
     expectClean(watched);
     await watched.context.close();
   });

@@ -23,9 +23,6 @@ export interface RobotSummary {
   state: string;
 }
 
-/** The channel a list of messages belongs to: an app (`app=`) or a group robot (`robot=`). */
-export type Channel = { kind: 'app'; name: string } | { kind: 'robot'; name: string };
-
 /** The signed-in key as GET /v1/apps describes it: the console offers only the actions its scopes allow. */
 export interface KeyInfo {
   name: string;

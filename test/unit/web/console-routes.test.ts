@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { channelLabel, channelOfEntry } from '../../../web/console/channel.js';
 import {
   hrefOf,
   localInputToRfc3339,
@@ -72,5 +73,14 @@ describe('console routes', () => {
     expect(localInputToRfc3339('yesterday', 0)).toBeUndefined();
     expect(rfc3339ToLocalInput('2026-12-01T00:30:00Z', 480)).toBe('2026-12-01T08:30');
     expect(rfc3339ToLocalInput('garbage', 480)).toBe('');
+  });
+});
+
+describe('channels in the console', () => {
+  it('names a dead letter or list entry of a group robot by its robot, and one of an app by its app', () => {
+    // The API names `robot` instead of `app` for a robot's message (GET /v1/dlq, GET /v1/messages).
+    expect(channelLabel(channelOfEntry({ robot: 'oncall' }))).toBe('robot oncall');
+    expect(channelLabel(channelOfEntry({ app: 'ops' }))).toBe('ops');
+    expect(channelOfEntry({ robot: 'oncall' })).toEqual({ kind: 'robot', name: 'oncall' });
   });
 });

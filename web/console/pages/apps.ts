@@ -26,6 +26,14 @@ interface AppState {
   };
 }
 
+/** GET /v1/robots/{robot}: a group robot's state as an app's, without a token (a robot's key is its webhook's). */
+interface RobotState {
+  robot: string;
+  state: string;
+  pause: AppState['pause'];
+  quota: AppState['quota'];
+}
+
 interface LaneDepth {
   lane: string;
   waiting: number;
@@ -34,14 +42,18 @@ interface LaneDepth {
   dead: number | null;
 }
 
-const STATE_TEXT: Record<string, string> = {
-  active: 'Messages go out.',
-  paused: 'WeCom rate-limited the app (45009): nothing is sent until the pause ends.',
-  circuit_open: 'WeCom answered a configuration error: messages wait for the fix.',
-  probing: 'The pause ended: the next message tests whether the cause is gone.',
-};
+const stateText = (state: string, what: 'app' | 'robot'): string =>
+  ({
+    active: 'Messages go out.',
+    paused: `WeCom rate-limited the ${what} (45009): nothing is sent until the pause ends.`,
+    circuit_open: 'WeCom answered a configuration error: messages wait for the fix.',
+    probing: 'The pause ended: the next message tests whether the cause is gone.',
+  })[state] ?? '';
 
-/** GET /v1/apps, then GET /v1/apps/{app} for each (or the one in the URL). */
+/**
+ * GET /v1/apps, then GET /v1/apps/{app} for each (or the one in the URL); on the whole list, the key's group robots
+ * after its apps (GET /v1/robots/{robot} each).
+ */
 export function renderApps(only: string | undefined, ctx: PageContext): HTMLElement {
   const list = h('div', { class: 'cards' }, loading('apps'));
   const queues = h('div', {});
@@ -62,10 +74,12 @@ export function renderApps(only: string | undefined, ctx: PageContext): HTMLElem
       () => undefined,
     );
   }
-  ctx.apps().then(
-    (apps) => {
+  // A gateway or key without robots lists none; a failure to read them leaves the apps shown.
+  const robotList = only ? Promise.resolve([]) : ctx.robots().catch(() => []);
+  Promise.all([ctx.apps(), robotList]).then(
+    ([apps, robots]) => {
       const names = apps.map((a) => a.app).filter((a) => only === undefined || a === only);
-      if (names.length === 0) {
+      if (names.length === 0 && robots.length === 0) {
         show(
           list,
           only
@@ -74,7 +88,7 @@ export function renderApps(only: string | undefined, ctx: PageContext): HTMLElem
         );
         return;
       }
-      show(list, ...names.map((name) => appCard(name)));
+      show(list, ...names.map((name) => appCard(name)), ...robots.map((r) => robotCard(r.robot)));
     },
     (err: unknown) => show(list, failure(err, 'your apps', 'messages:read')),
   );
@@ -93,16 +107,39 @@ function appCard(name: string): HTMLElement {
       show(
         card,
         h('h2', {}, link({ page: 'apps', app: a.app }, a.app), ' ', badge(a.state, 'app-state')),
-        ...body(a),
+        ...body(a, 'app'),
+        ...tokenFacts(a.token),
       ),
     (err: unknown) => show(card, h('h2', {}, name), failure(err, `the app ${name}`, 'messages:read')),
   );
   return card;
 }
 
-function body(a: AppState): HTMLElement[] {
+/** A group robot's card: its state, pause and rolling minute, and a link to its messages. */
+function robotCard(name: string): HTMLElement {
+  const title = `robot ${name}`;
+  const card = h(
+    'article',
+    { class: 'panel app', 'data-testid': `robot-${name}` },
+    h('h2', {}, title),
+    loading(title),
+  );
+  api<RobotState>(`/v1/robots/${encodeURIComponent(name)}`).then(
+    (r) =>
+      show(
+        card,
+        h('h2', {}, `robot ${r.robot} `, badge(r.state, 'robot-state')),
+        ...body(r, 'robot'),
+        h('p', {}, link({ page: 'messages', filters: { robot: r.robot } }, 'Its messages →')),
+      ),
+    (err: unknown) => show(card, h('h2', {}, title), failure(err, `the robot ${name}`, 'messages:read')),
+  );
+  return card;
+}
+
+function body(a: Pick<AppState, 'state' | 'pause' | 'quota'>, what: 'app' | 'robot'): HTMLElement[] {
   const now = Date.now();
-  const out: HTMLElement[] = [h('p', { class: 'muted' }, STATE_TEXT[a.state] ?? '')];
+  const out: HTMLElement[] = [h('p', { class: 'muted' }, stateText(a.state, what))];
   if (a.pause) {
     out.push(
       h(
@@ -140,15 +177,18 @@ function body(a: AppState): HTMLElement[] {
       ? h('div', { class: 'gauges' }, ...a.quota.map((q) => quotaGauge(q, now)))
       : empty('No quota window counted yet.'),
   );
-  const t = a.token;
-  out.push(
+  return out;
+}
+
+function tokenFacts(t: AppState['token']): HTMLElement[] {
+  const out: HTMLElement[] = [
     h('h3', {}, 'Access token'),
     facts([
       ['Age', t.age_seconds === null ? 'none fetched yet' : duration(t.age_seconds)],
       ['Expires in', t.expires_in_seconds === null ? '—' : duration(t.expires_in_seconds)],
       ['Fetched', time(t.fetched_at)],
     ]),
-  );
+  ];
   if (t.last_error) {
     out.push(
       h(

@@ -1,5 +1,6 @@
 import { h } from '../../shared/dom.js';
 import { ApiError, api } from '../api.js';
+import { channelLabel, channelOfEntry } from '../channel.js';
 import type { PageContext } from '../context.js';
 import { duration } from '../format.js';
 import type { DlqFilters } from '../routes.js';
@@ -7,7 +8,9 @@ import { badge, button, empty, failure, link, loading, row, show, table } from '
 
 interface DeadLetter {
   id: string;
-  app: string;
+  /** The message's app; a group robot's message names its `robot` instead. */
+  app?: string;
+  robot?: string;
   lane: string;
   state: string;
   status: string | null;
@@ -89,11 +92,11 @@ async function load(results: HTMLElement, filters: DlqFilters): Promise<void> {
     show(
       results,
       table(
-        ['Message', 'App', 'Lane', 'Status', 'Attempts', 'Age', 'Last error', 'Redrive'],
+        ['Message', 'App or robot', 'Lane', 'Status', 'Attempts', 'Age', 'Last error', 'Redrive'],
         dead_letters.map((d) =>
           row(
             [link({ page: 'message', id: d.id }, h('code', {}, d.id))],
-            [d.app],
+            [channelLabel(channelOfEntry(d))],
             [d.lane],
             [d.status ? badge(d.status) : h('span', { class: 'muted' }, d.state)],
             [d.attempts === null ? '—' : String(d.attempts)],

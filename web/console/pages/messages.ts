@@ -1,6 +1,7 @@
 import { h } from '../../shared/dom.js';
 import { api } from '../api.js';
-import type { Channel, PageContext } from '../context.js';
+import { type Channel, channelLabel } from '../channel.js';
+import type { PageContext } from '../context.js';
 import { relative } from '../format.js';
 import { localInputToRfc3339, type MessageFilters, messagesQuery, rfc3339ToLocalInput } from '../routes.js';
 import {
@@ -133,7 +134,6 @@ function withChannel(filters: MessageFilters, channel: Channel): MessageFilters 
     : { ...filters, app: channel.name, robot: undefined };
 }
 
-const channelLabel = (c: Channel): string => (c.kind === 'robot' ? `robot ${c.name}` : c.name);
 const sameChannel = (a: Channel, b: Channel): boolean => a.kind === b.kind && a.name === b.name;
 
 function buildForm(
