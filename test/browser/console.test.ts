@@ -251,8 +251,10 @@ describeBrowser('operator console', () => {
       'markdown_v2',
     );
     expect(await page.getByTestId('preview').textContent()).toContain('db-1');
-    // WeCom has no recall for a robot's post, whatever the key's scopes.
+    // WeCom has no recall for a robot's post, whatever the key's scopes, and answers it without a msgid.
     expect(await page.getByTestId('recall').count()).toBe(0);
+    expect(await page.getByTestId('msgid').first().textContent()).toBe('—');
+    expect(await page.getByText('without a msgid').count()).toBe(1);
 
     // Apps shows the robot's state and rolling minute, not a dead end.
     await page.getByRole('link', { name: 'Apps' }).click();

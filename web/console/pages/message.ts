@@ -177,7 +177,10 @@ function receipt(m: MessageStatus): HTMLElement {
     );
   }
   for (const r of receipts) {
-    parts.push(facts([['msgid', h('code', { class: 'break', 'data-testid': 'msgid' }, r.msgid ?? '—')]]));
+    parts.push(facts([['msgid', h('code', { class: 'break', 'data-testid': 'msgid' }, r.msgid || '—')]]));
+    if (m.robot !== undefined && !r.msgid) {
+      parts.push(h('p', { class: 'muted' }, 'WeCom answers a group robot’s message without a msgid.'));
+    }
     for (const [list, meaning] of RECEIPT_WARNINGS) {
       const users = userList(r[list]);
       if (users.length === 0) continue;
