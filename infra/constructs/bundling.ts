@@ -124,6 +124,9 @@ export function functionCode(id: FunctionId): Code {
     bundling: {
       // Never pulled: local bundling below always succeeds or throws.
       image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:24'),
+      // CDK reuses a bundled asset under a key of the source path and these options, in which `local` (a function)
+      // does not count: without a field of the function's own, every function would get the first one's bundle.
+      environment: { GATEWAY_FUNCTION: id },
       local: {
         tryBundle(outputDir: string): boolean {
           buildSync(esbuildOptionsFor(id, outputDir));

@@ -1,13 +1,21 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { App, Stack } from 'aws-cdk-lib';
 import { build, build as buildToDisk } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import type { FunctionId } from '#lib/resources/index.js';
+import { FUNCTIONS, type FunctionId } from '#lib/resources/index.js';
 import { EMBEDDED_CONSOLE, EMBEDDED_OPENAPI, readOpenApi, unpackWebApp } from '#lib/web/index.js';
-import { definesFor, esbuildOptionsFor, HOUSE_BUNDLING, REPO_ROOT } from '../../infra/constructs/bundling.js';
+import {
+  definesFor,
+  esbuildOptionsFor,
+  functionCode,
+  HOUSE_BUNDLING,
+  REPO_ROOT,
+} from '../../infra/constructs/bundling.js';
 
 /**
  * A function's artifact as CDK builds it, in memory: the text of every module (`js`, the entry and its chunks), of
@@ -176,4 +184,29 @@ describe('function bundles', () => {
       );
     }
   });
+});
+
+describe('functionCode (what `cdk synth` uploads)', () => {
+  it('gives every function a code asset of its own, built from its own entry', async () => {
+    const outdir = await mkdtemp(join(tmpdir(), 'wgw-infra-assets-'));
+    try {
+      const app = new App({ outdir });
+      const ids = ['ingest', 'sender', 'callback', 'notify'] as const;
+      // One stack per function: each bound code adds a construct named `Code`.
+      const keys = ids.map((id) => functionCode(id).bind(new Stack(app, id)).s3Location?.objectKey ?? '');
+      expect(new Set(keys).size).toBe(ids.length);
+      for (const [i, id] of ids.entries()) {
+        const hash = keys[i]?.replace(/\.zip$/, '');
+        const map = JSON.parse(readFileSync(join(outdir, `asset.${hash}`, 'index.mjs.map'), 'utf8')) as {
+          sources: string[];
+        };
+        expect(
+          map.sources.some((s) => s.endsWith(FUNCTIONS[id].entry.replace(/^\.\//, ''))),
+          id,
+        ).toBe(true);
+      }
+    } finally {
+      await rm(outdir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
