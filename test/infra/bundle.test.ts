@@ -142,6 +142,25 @@ describe('function bundles', () => {
     expect(ingest.hot.length).toBeLessThan(ingest.js.length * 0.85);
   }, 60_000);
 
+  it.each(['ingest', 'sender'] as const)(
+    "%s: carries each AWS SDK client's version, not its whole package.json",
+    async (id) => {
+      const fn = await bundle(id);
+      const manifests = fn.inputs.filter((p) => /@aws-sdk\/client-[^/]+\/package\.json$/.test(p));
+      expect(manifests.length).toBeGreaterThanOrEqual(2);
+      for (const manifest of manifests) {
+        const { version } = JSON.parse(readFileSync(join(REPO_ROOT, manifest), 'utf8')) as {
+          version: string;
+        };
+        expect(fn.hot, manifest).toContain(`version:"${version}"`);
+      }
+      // Fields of the manifests that no client reads.
+      expect(fn.js).not.toContain('typesVersions');
+      expect(fn.js).not.toContain('"generate:client"');
+    },
+    60_000,
+  );
+
   it('writes chunks that Node resolves: a lazy route of ingest imports with every chunk it needs', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'wgw-infra-chunks-'));
     try {
