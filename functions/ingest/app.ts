@@ -16,26 +16,26 @@ import type { ApiKeyConfig, ConfigSource, GatewayConfig } from '#lib/config/inde
 import { type HttpResponse, json, RouteNotFoundError, toErrorBody } from '#lib/http/index.js';
 import { requireScope } from '#lib/ingest/access.js';
 import { type Authenticator, createAuthenticator } from '#lib/ingest/auth.js';
-import { listMessages } from '#lib/ingest/list.js';
 import { submitBatch, submitMessage } from '#lib/ingest/service.js';
-import { getMessage } from '#lib/ingest/status.js';
 import type { IngestDeps } from '#lib/ingest/types.js';
 import { hookNameOf, type Route, routeOf } from '#lib/resources/index.js';
 import type { WebApp } from '#lib/web/assets.js';
 
-// Sending and reading messages is what a cold start serves; every other route (SaaS hooks, one-URL push, the DLQ,
-// the console's files and its pages' reads, the OpenAPI document, recall, cancel, card updates, reach checks) loads
-// its code on first use: the function's bundle keeps it in chunks of its own (infra/constructs/bundling.ts), so a
-// cold start compiles none of it.
+// Sending is what a cold start serves; every other route (a message's status and the list, SaaS hooks, one-URL push,
+// the DLQ, the console's files and its pages' reads, the OpenAPI document, recall, cancel, card updates, reach
+// checks) loads its code on first use: the function's bundle keeps it in chunks of its own
+// (infra/constructs/bundling.ts), so a cold start compiles none of it.
 const apps = () => import('#lib/ingest/apps.js');
 const cancel = () => import('#lib/ingest/cancel.js');
 const card = () => import('#lib/ingest/card.js');
 const dlq = () => import('#lib/ops/dlq-api.js');
 const events = () => import('#lib/ingest/events.js');
 const hooks = () => import('#lib/ingest/hooks.js');
+const list = () => import('#lib/ingest/list.js');
 const reach = () => import('#lib/ingest/reach.js');
 const recall = () => import('#lib/ingest/recall.js');
 const robots = () => import('#lib/ingest/robots.js');
+const status = () => import('#lib/ingest/status.js');
 const templates = () => import('#lib/ingest/templates.js');
 const web = () => import('#lib/web/serve.js');
 const webhooks = () => import('#lib/ingest/webhooks.js');
@@ -79,9 +79,9 @@ const OPERATIONS: { [R in IngestRoute as R['id']]: Operation<R> } = {
     });
   },
   listMessages: async (deps, event, apiKey) =>
-    json(200, await listMessages(deps, apiKey, event.queryStringParameters ?? {})),
+    json(200, await (await list()).listMessages(deps, apiKey, event.queryStringParameters ?? {})),
   getMessage: async (deps, event, apiKey) =>
-    json(200, await getMessage(deps, apiKey, event.pathParameters?.id ?? '')),
+    json(200, await (await status()).getMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   cancelMessage: async (deps, event, apiKey) =>
     json(200, await (await cancel()).cancelMessage(deps, apiKey, event.pathParameters?.id ?? '')),
   recallMessage: async (deps, event, apiKey) =>

@@ -35,6 +35,11 @@ export const HANDLER = 'index.handler';
  * use (the ingest function's rare routes, EventBridge Scheduler's client, the SDK's own lazy parts) stays in chunks
  * a cold start neither reads nor compiles. One file would hold them all; `import()` inside it even defeats
  * tree-shaking of what those routes share.
+ *
+ * An index module (`lib/store/index.ts`) on the cold-start path undoes that: esbuild puts a module in the chunk of
+ * every entry that reaches it through any import, re-exports included, so a store only a lazy route uses would load
+ * with the first static import of the stores' index. What ingest loads at cold start therefore imports the stores,
+ * lanes and quota modules it needs by their own files (test/infra/bundle.test.ts names what must stay out).
  */
 export const HOUSE_BUNDLING = {
   target: ESBUILD_TARGET,

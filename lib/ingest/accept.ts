@@ -7,9 +7,9 @@ import {
   toQueuedMessage,
   type WithdrawReason,
 } from '#lib/model/index.js';
-import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
+import { MAX_DELAY_SECONDS } from '#lib/queue/message-queue.js';
 import { LANES } from '#lib/resources/index.js';
-import { StoreRejectedError } from '#lib/store/index.js';
+import { StoreRejectedError } from '#lib/store/errors.js';
 import { MessageTooLargeError, RetryLaterError } from './errors.js';
 import { expiresAtOf, releaseVia, scheduleOf, scheduleView } from './schedule.js';
 import { assertStorable, largestField } from './size.js';

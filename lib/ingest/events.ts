@@ -1,5 +1,5 @@
 import type { ApiKeyConfig } from '#lib/config/index.js';
-import { InvalidCursorError, type StoredEvent } from '#lib/store/index.js';
+import { InvalidCursorError, type StoredEvent } from '#lib/store/event-store.js';
 import { publicEvent } from '#lib/webhooks/payloads.js';
 import { authorizeApp } from './access.js';
 import { InvalidRequestError } from './errors.js';

@@ -1,7 +1,7 @@
 import type { AppConfig } from '#lib/config/index.js';
 import type { AppMessageRequest, MessageRequest } from '#lib/messages/index.js';
 import type { MessageRecord } from '#lib/model/index.js';
-import { MAX_DELAY_SECONDS } from '#lib/queue/index.js';
+import { MAX_DELAY_SECONDS } from '#lib/queue/message-queue.js';
 import { RELEASE_TIMERS } from '#lib/resources/index.js';
 import {
   DEFAULT_SPREAD_SECONDS,

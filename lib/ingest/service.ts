@@ -5,13 +5,7 @@ import {
   type MessageRequest,
   validateMessageRequest,
 } from '#lib/messages/index.js';
-import {
-  createUrlGuard,
-  LookupUnavailableError,
-  type Resolver,
-  UnsafeUrlError,
-  type UrlGuard,
-} from '#lib/net/index.js';
+import type { Resolver, UrlGuard } from '#lib/net/index.js';
 import { isPlainObject } from '#lib/util/index.js';
 import { acceptAll } from './accept.js';
 import { authorizeApp, authorizeChannel } from './access.js';
@@ -214,11 +208,15 @@ export function validate(deps: IngestDeps, principal: Principal, body: unknown):
 /** Guards per config object (and resolver): built on the first request of a container, then reused. */
 const defaultGuards = new WeakMap<GatewayConfig, { resolve: Resolver | undefined; guard: UrlGuard }>();
 
-function urlGuard(deps: IngestDeps): UrlGuard {
+// The guard's code (DNS, address classes) loads with the first message that names a `callback_url`: most do not.
+const loadNet = () => import('#lib/net/index.js');
+type Net = Awaited<ReturnType<typeof loadNet>>;
+
+function urlGuard(deps: IngestDeps, net: Net): UrlGuard {
   if (deps.urlGuard) return deps.urlGuard;
   const cached = defaultGuards.get(deps.config);
   if (cached && cached.resolve === deps.resolve) return cached.guard;
-  const guard = createUrlGuard({
+  const guard = net.createUrlGuard({
     allowLoopback: deps.config.allowLoopbackWebhooks,
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
   });
@@ -229,15 +227,16 @@ function urlGuard(deps: IngestDeps): UrlGuard {
 /** SSRF: the webhook target must be https and must not resolve to a non-public address (400 on `callback_url`). */
 async function checkCallbackUrl(deps: IngestDeps, req: MessageRequest): Promise<void> {
   if (req.callbackUrl === undefined) return;
+  const net = await loadNet();
   try {
-    await urlGuard(deps).assertSafe(req.callbackUrl);
+    await urlGuard(deps, net).assertSafe(req.callbackUrl);
   } catch (err) {
-    if (err instanceof UnsafeUrlError) {
+    if (err instanceof net.UnsafeUrlError) {
       throw new InvalidRequestError('invalid_message', 'the message is invalid', [
         { field: 'callback_url', message: err.message },
       ]);
     }
-    if (err instanceof LookupUnavailableError) {
+    if (err instanceof net.LookupUnavailableError) {
       throw new RetryLaterError(`could not resolve the callback_url host ${err.hostname} right now; retry`);
     }
     throw err;

@@ -9,7 +9,8 @@ import {
   type WebhookStatus,
   type WecomReceipt,
 } from '#lib/model/index.js';
-import { recentEvents, type WebhookAttempt } from '#lib/store/index.js';
+import type { WebhookAttempt } from '#lib/store/index.js';
+import { recentEvents } from '#lib/store/message-store.js';
 import { readOwn } from './access.js';
 import { type EventView, toEventView } from './events.js';
 import type { IngestDeps } from './types.js';

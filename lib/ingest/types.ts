@@ -41,7 +41,7 @@ export interface IngestDeps {
   /** A card's response codes, spent by card updates. */
   cards: CardCodeStore;
   /** For recall and card updates, and the token's age in `GET /v1/apps/{app}`. */
-  tokens: TokenCache;
+  tokens: Pick<TokenCache, 'withToken' | 'describe'>;
   /** The app pauses the senders write (read only, for `GET /v1/apps`). */
   pauses: Pick<PauseStore, 'get'>;
   /** Quota use in the current windows (the sender's quota counters, read only). */

@@ -1,4 +1,4 @@
-import { fromLegacyHeld, type HeldReservations } from '#lib/quota/index.js';
+import { fromLegacyHeld, type HeldReservations } from '#lib/quota/held.js';
 import type { InDoubt, MessageRecord, RecordOrigin } from './record.js';
 
 /**

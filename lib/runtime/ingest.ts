@@ -1,44 +1,30 @@
 import type { ConfigSource } from '#lib/config/index.js';
 import type { IngestDeps } from '#lib/ingest/index.js';
-import { channelKey } from '#lib/messages/index.js';
-import { type ReleaseTimers, SqsDeadLetterQueue, SqsQueueDepths } from '#lib/queue/index.js';
-import { QuotaUsageReader, ROBOT_MEMBER, robotQuota, WECOM_WINDOWS } from '#lib/quota/index.js';
+import type { ReleaseTimers } from '#lib/queue/index.js';
 import type { ReleaseTimerTarget } from '#lib/resources/index.js';
-import {
-  DynamoCardCodeStore,
-  DynamoEventStore,
-  DynamoIdempotencyStore,
-  DynamoMessageList,
-  DynamoPauseStore,
-  DynamoQuotaStore,
-  DynamoWebhookLog,
-} from '#lib/store/index.js';
-import { createFetchWecomClient, VisibleRangeCache } from '#lib/wecom/index.js';
+// A deep import: the store's index would bring every store into the cold start (bundling.ts explains).
+import { DynamoIdempotencyStore } from '#lib/store/idempotency-store.js';
+import { OnFirstUse } from '#lib/util/index.js';
+import type { LazyPorts } from './ingest-lazy.js';
 import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js';
 
 /**
  * Everything the ingest function needs, built once per container (clients, config, logger).
+ *
+ * What sending uses is built here; what the other routes use (a message's status and the list, events, an app's
+ * state, recall, card updates, reach, the DLQ) is built on its first use, with its code (./ingest-lazy.ts): the
+ * ports below forward to it.
  *
  * @example const deps = await createIngestDeps(); // at module scope of the handler
  */
 export async function createIngestDeps(
   opts: RuntimeOptions = {},
 ): Promise<IngestDeps & Closable & { configSource: ConfigSource }> {
-  // Ingest only recalls and updates cards now and then: Node's fetch keeps undici out of its bundle.
-  // A token wait shorter than the function's 10 s timeout, so a recall or card update answers the gateway's own 503
-  // (review L2).
-  const s = await buildCommonDeps(
-    'ingest',
-    opts,
-    (env, userAgent) => createFetchWecomClient({ baseUrl: env.wecomApiBase, userAgent }),
-    { maxWaitMs: 5_000 },
-  );
-  // Read only: the senders' quota counters, for GET /v1/apps/{app}.
-  const quota = new QuotaUsageReader(
-    new DynamoQuotaStore(s.db, s.env.tableName),
-    opts.windows ?? WECOM_WINDOWS,
-  );
+  const s = await buildCommonDeps('ingest', opts);
+  const lazy = new OnFirstUse(async () => (await import('./ingest-lazy.js')).buildLazyPorts(s, opts));
+  const port = (): Promise<LazyPorts> => lazy.get();
   const table = s.env.tableName;
+  const deadLetters = s.env.deadLetterQueueUrls !== undefined;
   return {
     // Read on every use: the config source swaps in a re-read config (lib/config/source.ts).
     get config() {
@@ -46,7 +32,6 @@ export async function createIngestDeps(
     },
     configSource: s.configSource,
     messages: s.messages,
-    messageList: new DynamoMessageList(s.db, table),
     idempotency: new DynamoIdempotencyStore(s.db, table),
     queue: s.queue,
     ...(opts.timers
@@ -55,35 +40,54 @@ export async function createIngestDeps(
         ? { timers: eventBridgeTimers(s.env.releaseTimers) }
         : {}),
     ...(opts.now ? { now: opts.now } : {}),
-    ...(s.env.deadLetterQueueUrls
-      ? { deadLetters: new SqsDeadLetterQueue(s.sqs, s.env.deadLetterQueueUrls) }
-      : {}),
-    queueDepths: new SqsQueueDepths(s.sqs, s.env.queueUrls, s.env.deadLetterQueueUrls),
-    events: new DynamoEventStore(s.db, table),
-    webhooks: new DynamoWebhookLog(s.db, table),
-    cards: new DynamoCardCodeStore(s.db, table),
+    events: {
+      listByApp: async (...a) => (await port()).events.listByApp(...a),
+      listByMessage: async (...a) => (await port()).events.listByMessage(...a),
+    },
+    webhooks: { listAttempts: async (...a) => (await port()).webhooks.listAttempts(...a) },
     logger: s.logger,
     metrics: s.metrics,
-    tokens: s.tokens,
-    pauses: new DynamoPauseStore(s.db, s.env.tableName),
-    quotaUsage: {
-      usage: async (app, now) => {
-        const config = s.configSource.current.apps[app];
-        return config ? quota.usage(app, config.quota, now) : [];
-      },
-      robotUsage: async (robot, now) => {
-        const config = s.configSource.current.robots?.[robot];
-        if (!config) return undefined;
-        const key = channelKey({ kind: 'robot', name: robot });
-        return quota.memberMinute(key, ROBOT_MEMBER, robotQuota(config.quota), now);
-      },
+    messageList: { list: async (query) => (await port()).messageList.list(query) },
+    cards: {
+      save: async (...a) => (await port()).cards.save(...a),
+      take: async (...a) => (await port()).cards.take(...a),
+      restore: async (...a) => (await port()).cards.restore(...a),
     },
-    wecom: s.wecom,
-    visibleRanges: new VisibleRangeCache(s.tokens, s.wecom),
+    tokens: {
+      withToken: async (app, call) => (await port()).tokens.withToken(app, call),
+      describe: async (app) => (await port()).tokens.describe(app),
+    },
+    wecom: {
+      recall: async (...a) => (await port()).wecom.recall(...a),
+      updateTemplateCard: async (...a) => (await port()).wecom.updateTemplateCard(...a),
+    },
+    visibleRanges: { get: async (app) => (await port()).visibleRanges.get(app) },
+    pauses: { get: async (app) => (await port()).pauses.get(app) },
+    quotaUsage: {
+      usage: async (app, now) => (await port()).quotaUsage.usage(app, now),
+      robotUsage: async (robot, now) => (await port()).quotaUsage.robotUsage?.(robot, now),
+    },
+    queueDepths: { depths: async () => (await port()).queueDepths.depths() },
+    ...(deadLetters
+      ? {
+          deadLetters: {
+            receive: async (...a) => (await deadLettersOf(port)).receive(...a),
+            release: async (...a) => (await deadLettersOf(port)).release(...a),
+            delete: async (...a) => (await deadLettersOf(port)).delete(...a),
+          },
+        }
+      : {}),
     // No urlGuard: lib/ingest builds one per config object, so a re-read config's allowLoopbackWebhooks holds.
     ...(opts.webhookResolve ? { resolve: opts.webhookResolve } : {}),
-    close: () => s.wecom.close(),
+    close: async () => lazy.built?.close(),
   };
+}
+
+async function deadLettersOf(port: () => Promise<LazyPorts>) {
+  const { deadLetters } = await port();
+  // Built whenever the environment names the DLQs, which is when this port exists.
+  if (!deadLetters) throw new Error('the dead-letter queues are not configured');
+  return deadLetters;
 }
 
 /**
@@ -91,19 +95,12 @@ export async function createIngestDeps(
  * cancel of one, not at every cold start: most messages never need it (bundling keeps it in a chunk of its own).
  */
 function eventBridgeTimers(settings: ReleaseTimerTarget): ReleaseTimers {
-  let loaded: Promise<ReleaseTimers> | undefined;
-  const timers = (): Promise<ReleaseTimers> => {
-    loaded ??= import('#lib/queue/eventbridge-release-timers.js').then(
-      (m) => new m.EventBridgeReleaseTimers(m.createSchedulerClient('wecom-gateway/ingest'), settings),
-      (err: unknown) => {
-        loaded = undefined;
-        throw err;
-      },
-    );
-    return loaded;
-  };
+  const timers = new OnFirstUse(async (): Promise<ReleaseTimers> => {
+    const m = await import('#lib/queue/eventbridge-release-timers.js');
+    return new m.EventBridgeReleaseTimers(m.createSchedulerClient('wecom-gateway/ingest'), settings);
+  });
   return {
-    set: async (timer) => (await timers()).set(timer),
-    clear: async (id) => (await timers()).clear(id),
+    set: async (timer) => (await timers.get()).set(timer),
+    clear: async (id) => (await timers.get()).clear(id),
   };
 }

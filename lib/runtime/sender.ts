@@ -11,14 +11,19 @@ import {
 import { BroadcastDirectory, RobotClient, RobotMediaCache } from '#lib/wecom/index.js';
 import { createUndiciWecomClient } from '#lib/wecom/undici.js';
 import { buildCommonDeps, type Closable, type RuntimeOptions } from './shared.js';
+import { buildWecomDeps } from './wecom.js';
 
 /** Everything the sender function needs, built once per container. */
 export async function createSenderDeps(
   opts: RuntimeOptions = {},
 ): Promise<SenderDeps & Closable & { env: GatewayEnv; configSource: ConfigSource }> {
-  const s = await buildCommonDeps('sender', opts, (env, userAgent) =>
-    createUndiciWecomClient({ ...opts.wecom, baseUrl: env.wecomApiBase, userAgent }),
-  );
+  const common = await buildCommonDeps('sender', opts);
+  const s = {
+    ...common,
+    ...buildWecomDeps(common, opts, (env, userAgent) =>
+      createUndiciWecomClient({ ...opts.wecom, baseUrl: env.wecomApiBase, userAgent }),
+    ),
+  };
   // Robots go to the same host as apps: one pool of sockets for both.
   const robots = new RobotClient(s.wecom.transport);
   return {

@@ -11,12 +11,15 @@ import type { Resolver } from '#lib/net/index.js';
 import { notifyOnStatus } from '#lib/notify/emit.js';
 import { createLogger, type Logger, Metrics, metricsNamespace } from '#lib/observability/index.js';
 import type { ReleaseTimers } from '#lib/queue/index.js';
-import { createSqsClient, SqsMessageQueue, SqsNotifyQueue } from '#lib/queue/index.js';
+import { SqsNotifyQueue } from '#lib/queue/notify-queue.js';
+import { createSqsClient, SqsMessageQueue } from '#lib/queue/sqs-queue.js';
 import type { QuotaWindows } from '#lib/quota/index.js';
 import type { RetryPolicy } from '#lib/sender/index.js';
-import { createDocumentClient, DynamoMessageStore, DynamoTokenStore } from '#lib/store/index.js';
+// Deep imports: the store's index holds every store, those ingest loads on first use and the sender's too.
+import { createDocumentClient } from '#lib/store/client.js';
+import { DynamoMessageStore } from '#lib/store/message-store.js';
 import type { WebhookRetryPolicy } from '#lib/webhooks/retry.js';
-import { type TokenBackoff, TokenCache, type TokenCacheOptions, type WecomClient } from '#lib/wecom/index.js';
+import type { TokenBackoff } from '#lib/wecom/index.js';
 import type { UndiciTransportOptions } from '#lib/wecom/undici.js';
 
 /** Knobs a test or the local stack may turn; production uses the defaults. */
@@ -82,8 +85,8 @@ export interface Base<E extends FunctionEnv = FunctionEnv> {
 }
 
 export interface Shared extends Base<GatewayEnv> {
-  tokens: TokenCache;
-  wecom: WecomClient;
+  /** The function's name (`ingest`, `sender`), for user agents. */
+  service: string;
   messages: DynamoMessageStore;
   queue: SqsMessageQueue;
 }
@@ -126,26 +129,12 @@ export async function buildBase<E extends FunctionEnv>(
 }
 
 /**
- * What ingest and the sender build the same way: the base, the WeCom client and token cache, the lanes, and the
- * message store — which queues a status webhook job whenever it writes an outcome (lib/notify `notifyOnStatus`).
+ * What ingest and the sender build the same way: the base, the lanes, and the message store — which queues a status
+ * webhook job whenever it writes an outcome (lib/notify `notifyOnStatus`). Their ways to WeCom: ./wecom.ts.
  */
-export async function buildCommonDeps(
-  service: string,
-  opts: RuntimeOptions,
-  /** Builds the WeCom client; `userAgent` names the function to WeCom (and to a proxy or the simulator). */
-  wecomFor: (env: GatewayEnv, userAgent: string) => WecomClient,
-  tokenOpts: Pick<TokenCacheOptions, 'maxWaitMs'> = {},
-): Promise<Shared> {
+export async function buildCommonDeps(service: string, opts: RuntimeOptions): Promise<Shared> {
   const base = await buildBase(service, opts, () => readEnv());
   const { env, db, metrics, configSource } = base;
-  const wecom = wecomFor(env, `wecom-gateway/${service}`);
-  const tokens = new TokenCache(new DynamoTokenStore(db, env.tableName), wecom, {
-    ...tokenOpts,
-    ...(opts.tokenLeaseMs ? { leaseMs: opts.tokenLeaseMs } : {}),
-    ...(opts.tokenBackoff ? { backoff: opts.tokenBackoff } : {}),
-    ...(opts.now ? { now: opts.now } : {}),
-    onFetch: () => metrics.count('GetTokenCalls'),
-  });
   const onStatus = base.notify
     ? notifyOnStatus({
         // Read on every status: the config source swaps in a re-read config.
@@ -160,8 +149,7 @@ export async function buildCommonDeps(
   if (!onStatus) base.logger.warn('no notify queue configured: status webhooks are not sent');
   return {
     ...base,
-    tokens,
-    wecom,
+    service,
     messages: new DynamoMessageStore(db, env.tableName, opts.now ?? Date.now, onStatus),
     queue: new SqsMessageQueue(base.sqs, env.queueUrls),
   };

@@ -19,7 +19,7 @@ function withPause(pause: AppPause | undefined) {
 describe('GET /v1/apps/{app}', () => {
   it('shows an active app with its quota use and token age, never the token', async () => {
     const f = withPause(undefined);
-    await f.deps.tokens.get(f.deps.config.apps.ops as never);
+    await f.deps.tokens.withToken(f.deps.config.apps.ops as never, async () => undefined);
 
     const view = await getAppState(f.deps, opsApiKey(), 'ops');
 

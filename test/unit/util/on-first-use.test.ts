@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { OnFirstUse } from '#lib/util/index.js';
+
+describe('OnFirstUse', () => {
+  it('builds nothing until asked, then once for all callers, even concurrent ones', async () => {
+    let builds = 0;
+    const value = new OnFirstUse(async () => ({ n: ++builds }));
+    expect(builds).toBe(0);
+    expect(value.built).toBeUndefined();
+
+    const [a, b] = await Promise.all([value.get(), value.get()]);
+    const c = await value.get();
+
+    expect(builds).toBe(1);
+    expect(a).toBe(b);
+    expect(c).toBe(a);
+    expect(value.built).toBe(a);
+  });
+
+  it('tries again after a failed build instead of keeping the failure', async () => {
+    let attempts = 0;
+    const value = new OnFirstUse(async () => {
+      attempts += 1;
+      if (attempts === 1) throw new Error('emulator not up yet');
+      return 'ready';
+    });
+
+    await expect(value.get()).rejects.toThrow('emulator not up yet');
+    expect(value.built).toBeUndefined();
+    await expect(value.get()).resolves.toBe('ready');
+    expect(attempts).toBe(2);
+  });
+});
