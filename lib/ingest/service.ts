@@ -205,7 +205,7 @@ export function validate(deps: IngestDeps, principal: Principal, body: unknown):
   return result.value;
 }
 
-/** Guards per config object (and resolver): built on the first request of a container, then reused. */
+/** Guards per config object (and resolver): built for the first `callback_url` a container checks, then reused. */
 const defaultGuards = new WeakMap<GatewayConfig, { resolve: Resolver | undefined; guard: UrlGuard }>();
 
 // The guard's code (DNS, address classes) loads with the first message that names a `callback_url`: most do not.

@@ -72,7 +72,7 @@ export function buildLazyPorts(s: Shared, opts: RuntimeOptions): LazyPorts {
       },
     },
     queueDepths: new SqsQueueDepths(s.sqs, s.env.queueUrls, s.env.deadLetterQueueUrls),
-    ...(s.env.deadLetterQueueUrls
+    ...(s.env.deadLetterQueueUrls !== undefined
       ? { deadLetters: new SqsDeadLetterQueue(s.sqs, s.env.deadLetterQueueUrls) }
       : {}),
     close: () => wecom.close(),

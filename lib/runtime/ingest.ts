@@ -79,7 +79,7 @@ export async function createIngestDeps(
       : {}),
     // No urlGuard: lib/ingest builds one per config object, so a re-read config's allowLoopbackWebhooks holds.
     ...(opts.webhookResolve ? { resolve: opts.webhookResolve } : {}),
-    close: async () => lazy.built?.close(),
+    close: async () => (await lazy.settled())?.close(),
   };
 }
 

@@ -10,8 +10,8 @@ export interface WecomDeps {
 }
 
 /**
- * Builds the WeCom client and the token cache the same way for the sender (at cold start) and ingest (on the first
- * route that calls WeCom: recall, card updates, an app's state and reach).
+ * Builds the WeCom client and the token cache the same way for the sender (at cold start) and ingest (with the rest
+ * of its ports for routes other than sending, on the first request to one: ./ingest-lazy.ts).
  */
 export function buildWecomDeps(
   base: Pick<Base<GatewayEnv>, 'env' | 'db' | 'metrics'> & { service: string },

@@ -8,26 +8,22 @@
  */
 export class OnFirstUse<T> {
   private pending: Promise<T> | undefined;
-  private value: T | undefined;
 
   constructor(private readonly build: () => Promise<T>) {}
 
   get(): Promise<T> {
-    this.pending ??= this.build().then(
-      (value) => {
-        this.value = value;
-        return value;
-      },
-      (err: unknown) => {
-        this.pending = undefined;
-        throw err;
-      },
-    );
+    this.pending ??= this.build().catch((err: unknown) => {
+      this.pending = undefined;
+      throw err;
+    });
     return this.pending;
   }
 
-  /** The value if it was built, without building it (e.g. to close what was opened). */
-  get built(): T | undefined {
-    return this.value;
+  /**
+   * The value once a build under way or done has settled, without starting one: undefined if none was asked for or
+   * it failed (e.g. to close what was opened, even while the first use is still building it).
+   */
+  async settled(): Promise<T | undefined> {
+    return this.pending?.catch(() => undefined);
   }
 }

@@ -76,6 +76,14 @@ describe('the bundled ingest and sender functions', () => {
       token: { age_seconds: expect.any(Number) },
     });
     expect((app.body.quota as { used: number }[]).some((w) => w.used > 0)).toBe(true);
+    // An admin key's list of apps adds the lanes' depths (SQS, through the lazy ports).
+    const apps = await call('GET', '/v1/apps');
+    expect(apps.status).toBe(200);
+    expect(JSON.stringify(apps.body)).toContain('"lane"');
+    // These processes get no DLQ URLs (DLQ_URL_HIGH/_NORMAL): the DLQ routes answer 503 saying so, not a 5xx crash.
+    const dlq = await call('GET', '/v1/dlq');
+    expect(dlq.status).toBe(503);
+    expect(JSON.stringify(dlq.body)).toContain('DLQ_URL_HIGH');
 
     // The SSRF guard, loaded by the first message with a callback_url: a private address is a 400, not a 5xx.
     const guarded = await call('POST', '/v1/messages', {

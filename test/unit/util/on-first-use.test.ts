@@ -6,7 +6,7 @@ describe('OnFirstUse', () => {
     let builds = 0;
     const value = new OnFirstUse(async () => ({ n: ++builds }));
     expect(builds).toBe(0);
-    expect(value.built).toBeUndefined();
+    await expect(value.settled()).resolves.toBeUndefined();
 
     const [a, b] = await Promise.all([value.get(), value.get()]);
     const c = await value.get();
@@ -14,7 +14,7 @@ describe('OnFirstUse', () => {
     expect(builds).toBe(1);
     expect(a).toBe(b);
     expect(c).toBe(a);
-    expect(value.built).toBe(a);
+    await expect(value.settled()).resolves.toBe(a);
   });
 
   it('tries again after a failed build instead of keeping the failure', async () => {
@@ -26,8 +26,18 @@ describe('OnFirstUse', () => {
     });
 
     await expect(value.get()).rejects.toThrow('emulator not up yet');
-    expect(value.built).toBeUndefined();
+    await expect(value.settled()).resolves.toBeUndefined();
     await expect(value.get()).resolves.toBe('ready');
     expect(attempts).toBe(2);
+  });
+
+  it('hands a build still under way to settled(), so what it opens can be closed', async () => {
+    let finish: (v: string) => void = () => undefined;
+    const value = new OnFirstUse(() => new Promise<string>((r) => (finish = r)));
+    const first = value.get();
+    const settled = value.settled();
+    finish('client');
+    await expect(settled).resolves.toBe('client');
+    await expect(first).resolves.toBe('client');
   });
 });
