@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { FUNCTIONS } from '#lib/resources/index.js';
-import { esbuildOptionsFor, REPO_ROOT } from '../../infra/constructs/bundling.js';
+import { esbuildOptionsFor, REPO_ROOT } from '../../infra/constructs/esbuild-options.js';
 
 export type FunctionId = keyof typeof FUNCTIONS;
 

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { SourceMap } from 'node:module';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { REPO_ROOT } from '../../infra/constructs/bundling.js';
+import { REPO_ROOT } from '../../infra/constructs/esbuild-options.js';
 
 interface CallFrame {
   functionName: string;

@@ -16,7 +16,7 @@ import { devConfig, newDevKey } from '#local/dev-config.js';
 import { type ProvisionedResources, provision } from '#local/provision.js';
 import { LOCAL_REGION } from '#local/stack.js';
 import type { SimLimits } from '#local/wecom-sim/index.js';
-import { REPO_ROOT } from '../../infra/constructs/bundling.js';
+import { REPO_ROOT } from '../../infra/constructs/esbuild-options.js';
 import { cpuMsOf, type FunctionStack, nextMessage, stopChild } from './child.js';
 import { fmt, sleep } from './harness.js';
 

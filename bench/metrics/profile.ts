@@ -18,7 +18,7 @@ import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { REPO_ROOT } from '../../infra/constructs/bundling.js';
+import { REPO_ROOT } from '../../infra/constructs/esbuild-options.js';
 import { callbackAppOf, callbackLoad, prepareBurst } from '../lib/callbacks.js';
 import { LINGERING_POLL_MS, startConsumerFleet } from '../lib/consumers.js';
 import { type ProfileSummary, summarizeProfile } from '../lib/cpu-profile.js';

@@ -24,7 +24,7 @@ import type { WebApp } from '#lib/web/assets.js';
 // Sending is what a cold start serves; every other route (a message's status and the list, SaaS hooks, one-URL push,
 // the DLQ, the console's files and its pages' reads, the OpenAPI document, recall, cancel, card updates, reach
 // checks) loads its code on first use: the function's bundle keeps it in chunks of its own
-// (infra/constructs/bundling.ts), so a cold start compiles none of it.
+// (infra/constructs/esbuild-options.ts), so a cold start compiles none of it.
 const apps = () => import('#lib/ingest/apps.js');
 const cancel = () => import('#lib/ingest/cancel.js');
 const card = () => import('#lib/ingest/card.js');

@@ -4,7 +4,7 @@
  */
 import { build } from 'esbuild';
 import { FUNCTIONS, type FunctionId } from '#lib/resources/index.js';
-import { esbuildOptionsFor } from './bundling.js';
+import { esbuildOptionsFor } from './esbuild-options.js';
 
 const [id, outDir] = process.argv.slice(2);
 if (!id || !outDir || !Object.hasOwn(FUNCTIONS, id)) {

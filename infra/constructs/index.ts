@@ -1,13 +1,6 @@
-export {
-  definesFor,
-  esbuildOptionsFor,
-  functionCode,
-  HANDLER,
-  HOUSE_BUNDLING,
-  HOUSE_RUNTIME,
-  REPO_ROOT,
-} from './bundling.js';
+export { functionCode, HANDLER, HOUSE_RUNTIME } from './bundling.js';
 export { ConfigSecret, PLACEHOLDER_CONFIG } from './config-secret.js';
+export { definesFor, esbuildOptionsFor, HOUSE_BUNDLING, REPO_ROOT } from './esbuild-options.js';
 export { FixedEgress } from './fixed-egress.js';
 export { GatewayApi } from './gateway-api.js';
 export {

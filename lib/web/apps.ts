@@ -11,7 +11,7 @@ export const CONSOLE_APP: WebBuildOptions = {
 
 /**
  * The name esbuild `define` replaces with the console's {@link WebApp} as a JSON string when it bundles the ingest
- * function (infra/constructs/bundling.ts): {@link packWebApp}'s, with each file gzipped, which keeps the bundle
+ * function (infra/constructs/esbuild-options.ts): {@link packWebApp}'s, with each file gzipped, which keeps the bundle
  * (and so cold start) ~30 KB smaller than the plain files. Unpacked on the first request, not at cold init.
  */
 export const EMBEDDED_CONSOLE = '__WECOM_CONSOLE__';

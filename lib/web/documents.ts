@@ -6,7 +6,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
  * would be an 80 KB object literal that V8 compiles at every cold start (~70 ms of the ingest function's init); as
  * the define below it is one short string, unpacked on the first request for it.
  */
-/** The name esbuild `define` replaces with {@link packDocument} of the OpenAPI document (infra/constructs/bundling.ts). */
+/** The name esbuild `define` replaces with {@link packDocument} of the OpenAPI document (infra/constructs/esbuild-options.ts). */
 export const EMBEDDED_OPENAPI = '__WECOM_OPENAPI__';
 
 declare const __WECOM_OPENAPI__: string | undefined;

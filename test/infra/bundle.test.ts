@@ -9,13 +9,13 @@ import { build, build as buildToDisk } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionId } from '#lib/resources/index.js';
 import { EMBEDDED_CONSOLE, EMBEDDED_OPENAPI, readOpenApi, unpackWebApp } from '#lib/web/index.js';
+import { functionCode } from '../../infra/constructs/bundling.js';
 import {
   definesFor,
   esbuildOptionsFor,
-  functionCode,
   HOUSE_BUNDLING,
   REPO_ROOT,
-} from '../../infra/constructs/bundling.js';
+} from '../../infra/constructs/esbuild-options.js';
 
 /**
  * A function's artifact as CDK builds it, in memory: the text of every module (`js`, the entry and its chunks), of

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../../infra/constructs/bundling.js';
+import { REPO_ROOT } from '../../infra/constructs/esbuild-options.js';
 
 /** The feature flags and defaults from cdk.json, so tests synthesize what `cdk synth` does. */
 export function cdkJsonContext(): Record<string, unknown> {
