@@ -2,7 +2,7 @@ import type { ConfigSource } from '#lib/config/index.js';
 import type { IngestDeps } from '#lib/ingest/index.js';
 import type { ReleaseTimers } from '#lib/queue/index.js';
 import type { ReleaseTimerTarget } from '#lib/resources/index.js';
-// A deep import: the store's index would bring every store into the cold start (infra/constructs/esbuild-options.ts explains).
+// A deep import: the stores' index would bring every store into the cold start (infra/constructs/esbuild-options.ts).
 import { DynamoIdempotencyStore } from '#lib/store/idempotency-store.js';
 import { OnFirstUse } from '#lib/util/index.js';
 import type { LazyPorts } from './ingest-lazy.js';
