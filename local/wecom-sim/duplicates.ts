@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { copyWithArrival, stampArrival } from './arrival.js';
 import type { SimReadings } from './readings.js';
 import { MAX_DUPLICATE_CHECK_INTERVAL_S } from './validation.js';
 
@@ -75,14 +76,16 @@ export class DuplicateCheck {
         ? this.#flagged.get(requestFingerprint(s))
         : this.#content.get(contentFingerprint(s));
     if (earlier === undefined || now - earlier.at >= s.intervalS * 1000) return undefined;
-    this.#suppressed.push({
-      at: now,
-      agentId: s.agentId,
-      msgid: earlier.msgid,
-      originalAt: earlier.at,
-      reading,
-      intervalS: s.intervalS,
-    });
+    this.#suppressed.push(
+      stampArrival({
+        at: now,
+        agentId: s.agentId,
+        msgid: earlier.msgid,
+        originalAt: earlier.at,
+        reading,
+        intervalS: s.intervalS,
+      }),
+    );
     if (this.#suppressed.length > 2 * SUPPRESSED_LIMIT) this.#suppressed.splice(0, SUPPRESSED_LIMIT);
     return earlier;
   }
@@ -100,7 +103,7 @@ export class DuplicateCheck {
   }
 
   suppressed(): SuppressedDuplicate[] {
-    return this.#suppressed.slice(-SUPPRESSED_LIMIT).map((d) => ({ ...d }));
+    return this.#suppressed.slice(-SUPPRESSED_LIMIT).map(copyWithArrival);
   }
 
   clear(): void {

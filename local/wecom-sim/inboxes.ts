@@ -1,3 +1,4 @@
+import { copyWithArrival, stampArrival } from './arrival.js';
 import { ALL_MEMBERS_INBOX } from './directory.js';
 import type { DroppedMessage, ReceivedMessage, UndeliveredMessage } from './types.js';
 
@@ -22,18 +23,18 @@ export class Inboxes {
       inbox = [];
       this.#inboxes.set(key, inbox);
     }
-    inbox.push(entry);
+    inbox.push(stampArrival(entry));
     // Trim in bulk so the cost stays amortised O(1) per delivery.
     if (inbox.length > 2 * this.#limit) inbox.splice(0, inbox.length - this.#limit);
   }
 
   drop(d: DroppedMessage): void {
-    this.#drops.push({ ...d, userId: fold(d.userId) });
+    this.#drops.push(stampArrival({ ...d, userId: fold(d.userId) }));
     if (this.#drops.length > 2 * DROPS_LIMIT) this.#drops.splice(0, this.#drops.length - DROPS_LIMIT);
   }
 
   undeliver(u: UndeliveredMessage): void {
-    this.#undelivered.push({ ...u, userId: fold(u.userId) });
+    this.#undelivered.push(stampArrival({ ...u, userId: fold(u.userId) }));
     if (this.#undelivered.length > 2 * DROPS_LIMIT)
       this.#undelivered.splice(0, this.#undelivered.length - DROPS_LIMIT);
   }
@@ -49,15 +50,15 @@ export class Inboxes {
 
   list(user: string): ReceivedMessage[] {
     const inbox = this.#inboxes.get(fold(user)) ?? [];
-    return inbox.slice(-this.#limit).map((m) => ({ ...m }));
+    return inbox.slice(-this.#limit).map(copyWithArrival);
   }
 
   drops(): DroppedMessage[] {
-    return this.#drops.slice(-DROPS_LIMIT).map((d) => ({ ...d }));
+    return this.#drops.slice(-DROPS_LIMIT).map(copyWithArrival);
   }
 
   undelivered(): UndeliveredMessage[] {
-    return this.#undelivered.slice(-DROPS_LIMIT).map((u) => ({ ...u }));
+    return this.#undelivered.slice(-DROPS_LIMIT).map(copyWithArrival);
   }
 
   clear(): void {

@@ -1,3 +1,4 @@
+import { arrivalOf } from './arrival.js';
 import type { SuppressedDuplicate } from './duplicates.js';
 import type { DroppedMessage, ReceivedMessage, UndeliveredMessage } from './types.js';
 
@@ -42,7 +43,20 @@ export function memberTimeline(input: {
       .filter((u) => u.userId === userid)
       .map((undelivered) => ({ kind: 'undelivered' as const, at: undelivered.at, undelivered })),
   ];
-  // Stable: items of the same millisecond keep their kinds' order, reversed with the rest.
-  items.reverse().sort((a, b) => b.at - a.at);
+  // Items of the same millisecond in the order they were recorded, newest first like the rest.
+  items.sort((a, b) => b.at - a.at || arrivalOf(recordOf(b)) - arrivalOf(recordOf(a)));
   return { userid, version: input.version, items };
 }
+
+const recordOf = (item: TimelineItem): object => {
+  switch (item.kind) {
+    case 'message':
+      return item.message;
+    case 'drop':
+      return item.drop;
+    case 'duplicate':
+      return item.duplicate;
+    case 'undelivered':
+      return item.undelivered;
+  }
+};

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { copyWithArrival, stampArrival } from '#local/wecom-sim/arrival.js';
 import { memberTimeline } from '#local/wecom-sim/timeline.js';
 import type { ReceivedMessage } from '#local/wecom-sim/types.js';
 
@@ -37,5 +38,37 @@ describe('memberTimeline', () => {
       ['message', 10],
       ['undelivered', 5],
     ]);
+  });
+
+  it('orders what happened in one millisecond as it was recorded (the sends of a fast client, a fake clock)', () => {
+    // Recorded in this order, all at 7: the message, a later send suppressed as its duplicate, a third one dropped.
+    const delivered = stampArrival(message('m1', 7));
+    const duplicate = stampArrival({
+      at: 7,
+      agentId: 1,
+      msgid: 'm1',
+      originalAt: 7,
+      reading: 'strict' as const,
+      intervalS: 60,
+    });
+    const drop = stampArrival({
+      msgid: 'm3',
+      agentId: 1,
+      userId: 'alice',
+      reason: 'member_minute' as const,
+      at: 7,
+    });
+
+    const tl = memberTimeline({
+      userid: 'alice',
+      version: 1,
+      // As the simulator's readers hand them out: copies.
+      inbox: [copyWithArrival(delivered)],
+      drops: [copyWithArrival(drop)],
+      duplicates: [copyWithArrival(duplicate)],
+      undelivered: [],
+    });
+
+    expect(tl.items.map((i) => i.kind)).toEqual(['drop', 'duplicate', 'message']);
   });
 });
