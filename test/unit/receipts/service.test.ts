@@ -46,6 +46,7 @@ function harness(opts: { taskOwner?: string } = {}) {
     restore: async () => undefined,
   };
   const metrics = new Metrics('test', () => undefined);
+  const lines: string[] = [];
   const deps: CallbackDeps = {
     config,
     verifiers: createVerifiers(config, { now: () => NOW }),
@@ -56,11 +57,11 @@ function harness(opts: { taskOwner?: string } = {}) {
       retryAfter: async () => undefined,
       deadLetter: async () => undefined,
     },
-    logger: createLogger({ service: 'test' }, { write: () => undefined }),
+    logger: createLogger({ service: 'test' }, { write: (line) => void lines.push(line) }),
     metrics,
     now: () => NOW,
   };
-  return { deps, creds, stored, saved, queued, metrics };
+  return { deps, creds, stored, saved, queued, metrics, lines };
 }
 
 const click = wecomXml({
@@ -126,6 +127,37 @@ describe('receiveCallback', () => {
     expect(h.queued).toEqual([]);
   });
 
+  it('logs a stored callback at debug only: the stored event is its record', async () => {
+    const h = harness();
+    const text = wecomXml({
+      FromUserName: 'bob',
+      CreateTime: TS,
+      MsgType: 'text',
+      Content: 'hi',
+      MsgId: '43',
+    });
+    const first = sealCallback(h.creds, text, { timestamp: TS });
+    await receiveCallback(h.deps, 'ops', first.query, first.body);
+    expect(h.lines).toEqual([]);
+
+    const debug = {
+      ...h.deps,
+      logger: createLogger({ service: 'test' }, { level: 'debug', write: (l) => void h.lines.push(l) }),
+    };
+    const again = wecomXml({
+      FromUserName: 'bob',
+      CreateTime: TS,
+      MsgType: 'text',
+      Content: 'hi',
+      MsgId: '44',
+    });
+    const sealed = sealCallback(h.creds, again, { timestamp: TS });
+    await receiveCallback(debug, 'ops', sealed.query, sealed.body);
+    expect(h.lines.map((l) => JSON.parse(l))).toMatchObject([
+      { level: 'debug', message: 'callback stored', app: 'ops', eventId: 'msg:44', duplicate: false },
+    ]);
+  });
+
   it('stores nothing for a forged callback (counted as rejected), and 404s an app without callback settings', async () => {
     const h = harness();
     const sealed = sealCallback({ ...h.creds, token: 'forged' }, click, { timestamp: TS });
@@ -133,9 +165,11 @@ describe('receiveCallback', () => {
     await expect(receiveCallback(h.deps, 'ops', sealed.query, sealed.body)).rejects.toBeInstanceOf(
       CallbackSignatureError,
     );
-    await expect(receiveCallback(h.deps, 'billing', sealed.query, sealed.body)).rejects.toBeInstanceOf(
-      CallbackAppNotFoundError,
-    );
+    for (const app of ['billing', 'constructor', '__proto__', 'hasOwnProperty']) {
+      await expect(receiveCallback(h.deps, app, sealed.query, sealed.body)).rejects.toBeInstanceOf(
+        CallbackAppNotFoundError,
+      );
+    }
     expect(h.stored.size).toBe(0);
     expect(h.metrics.snapshot()).toMatchObject({ CallbacksRejected: 1 });
   });
