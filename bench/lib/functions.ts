@@ -131,6 +131,23 @@ export async function startRecordBaselineProcess(
   return { ...p, origin: `http://127.0.0.1:${p.ready.port}` };
 }
 
+/**
+ * The callback's bare PutItem receiver as a Lambda handler (children/baseline-handler.ts) behind the same API Gateway
+ * stand-in that serves the callback's bundle, on its routes: the process does the stand-in's work too, as the
+ * callback's does.
+ */
+export async function startCallbackBaselineHandler(
+  gw: FunctionHost,
+  dir: string,
+): Promise<FunctionProcess & { origin: string }> {
+  const [handler, shim] = await Promise.all([
+    bundleChild('baseline-handler', dir),
+    bundleChild('api-shim', dir),
+  ]);
+  const p = await start(gw, shim, { BENCH_FUNCTION: 'callback', BENCH_HANDLER: handler });
+  return { ...p, origin: `http://127.0.0.1:${p.ready.port}` };
+}
+
 /** What runs in an SQS-fed process: a bundled function, or the sender's fair baseline consumer. */
 export type SqsConsumerKind = 'sender' | 'notify' | 'sender-baseline';
 
