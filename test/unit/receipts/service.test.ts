@@ -64,6 +64,14 @@ function harness(opts: { taskOwner?: string } = {}) {
   return { deps, creds, stored, saved, queued, metrics, lines };
 }
 
+/** A text message from bob, sealed as WeCom sends it. */
+const textFromBob = (creds: Parameters<typeof sealCallback>[0], msgId: string) =>
+  sealCallback(
+    creds,
+    wecomXml({ FromUserName: 'bob', CreateTime: TS, MsgType: 'text', Content: 'hi', MsgId: msgId }),
+    { timestamp: TS },
+  );
+
 const click = wecomXml({
   ToUserName: 'ww0123456789abcdef',
   FromUserName: 'alice',
@@ -111,14 +119,7 @@ describe('receiveCallback', () => {
 
   it('stores a user message untied to any message and queues nothing', async () => {
     const h = harness();
-    const text = wecomXml({
-      FromUserName: 'bob',
-      CreateTime: TS,
-      MsgType: 'text',
-      Content: 'hi',
-      MsgId: '42',
-    });
-    const sealed = sealCallback(h.creds, text, { timestamp: TS });
+    const sealed = textFromBob(h.creds, '42');
 
     expect(await receiveCallback(h.deps, 'ops', sealed.query, sealed.body)).toEqual({
       eventId: 'msg:42',
@@ -129,14 +130,7 @@ describe('receiveCallback', () => {
 
   it('logs a stored callback at debug only: the stored event is its record', async () => {
     const h = harness();
-    const text = wecomXml({
-      FromUserName: 'bob',
-      CreateTime: TS,
-      MsgType: 'text',
-      Content: 'hi',
-      MsgId: '43',
-    });
-    const first = sealCallback(h.creds, text, { timestamp: TS });
+    const first = textFromBob(h.creds, '43');
     await receiveCallback(h.deps, 'ops', first.query, first.body);
     expect(h.lines).toEqual([]);
 
@@ -144,15 +138,8 @@ describe('receiveCallback', () => {
       ...h.deps,
       logger: createLogger({ service: 'test' }, { level: 'debug', write: (l) => void h.lines.push(l) }),
     };
-    const again = wecomXml({
-      FromUserName: 'bob',
-      CreateTime: TS,
-      MsgType: 'text',
-      Content: 'hi',
-      MsgId: '44',
-    });
-    const sealed = sealCallback(h.creds, again, { timestamp: TS });
-    await receiveCallback(debug, 'ops', sealed.query, sealed.body);
+    const again = textFromBob(h.creds, '44');
+    await receiveCallback(debug, 'ops', again.query, again.body);
     expect(h.lines.map((l) => JSON.parse(l))).toMatchObject([
       { level: 'debug', message: 'callback stored', app: 'ops', eventId: 'msg:44', duplicate: false },
     ]);
