@@ -1,5 +1,5 @@
-import { randomFillSync } from 'node:crypto';
 import { decodeTime, ulid } from 'ulid';
+import { RandomPool } from '#lib/util/random-pool.js';
 
 export const MESSAGE_ID = /^msg_[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -15,18 +15,10 @@ export function idTime(messageId: string): number | undefined {
 
 /**
  * The PRNG ulid uses by default asks the OS for one byte per character (16 `getRandomValues` calls per id, a
- * visible share of ingest's CPU). This one draws from a 4 KB pool of the same CSPRNG. A byte ÷ 256 maps onto
- * ulid's 32 characters without bias (256 is a multiple of 32).
+ * visible share of ingest's CPU); this one draws from a pool of the same CSPRNG. A byte ÷ 256 maps onto ulid's 32
+ * characters without bias (256 is a multiple of 32).
  */
-const POOL_BYTES = 4096;
-const randomPool = Buffer.alloc(POOL_BYTES);
-let poolOffset = POOL_BYTES;
-export const pooledRandom = (): number => {
-  if (poolOffset >= POOL_BYTES) {
-    randomFillSync(randomPool);
-    poolOffset = 0;
-  }
-  return (randomPool[poolOffset++] as number) / 256;
-};
+const pool = new RandomPool();
+export const pooledRandom = (): number => pool.byte() / 256;
 
 export const newMessageId = (): string => `msg_${ulid(undefined, pooledRandom)}`;
