@@ -3,12 +3,12 @@
  * sends to the function and the rules it applies to the function's result. Field by field as in
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html
  */
-import { randomBytes } from 'node:crypto';
 import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyResultV2,
   APIGatewayProxyStructuredResultV2,
 } from 'aws-lambda';
+import { RandomPool } from '#lib/util/random-pool.js';
 
 export interface HttpApiRequest {
   readonly method: string;
@@ -31,6 +31,9 @@ export interface HttpApiRequest {
 
 export const LOCAL_ACCOUNT_ID = '000000000000';
 export const LOCAL_API_ID = 'local';
+
+/** The random part of every request id and log stream name the local events carry (two OS calls a request saved). */
+export const localRandom = new RandomPool();
 
 /**
  * Bodies of these types reach the function as text; any other body is base64-encoded with
@@ -125,7 +128,7 @@ function formatRequestTime(d: Date): string {
 
 /** API Gateway request ids look like `JKJaXmPLvHcESHA=`: 10 random bytes, base64. */
 function requestId(): string {
-  return randomBytes(10).toString('base64');
+  return localRandom.bytes(10).toString('base64');
 }
 
 export interface HttpResponse {

@@ -2,9 +2,9 @@
  * The Node.js Lambda context object, fields as in
  * https://docs.aws.amazon.com/lambda/latest/dg/nodejs-context.html
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { LOCAL_ACCOUNT_ID } from './apigw-v2.js';
+import { LOCAL_ACCOUNT_ID, localRandom } from './apigw-v2.js';
 
 export interface LambdaContextOptions {
   readonly functionName: string;
@@ -35,7 +35,7 @@ export function buildLambdaContext(opts: LambdaContextOptions): Context {
     memoryLimitInMB: String(opts.memoryMb),
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${opts.functionName}`,
-    logStreamName: `${day}/[$LATEST]${randomBytes(16).toString('hex')}`,
+    logStreamName: `${day}/[$LATEST]${localRandom.bytes(16).toString('hex')}`,
     getRemainingTimeInMillis: () => Math.max(0, deadline - now()),
     done: unsupported('done'),
     fail: unsupported('fail'),
