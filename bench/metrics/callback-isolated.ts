@@ -6,10 +6,11 @@
  * says what saturated.
  *
  * The baselines are bare PutItem receivers, each storing the body with one conditional PutItem: **H**, a Lambda
- * handler behind the same API Gateway shim as the callback's (children/baseline-handler.ts; keyed by the body's hash,
- * so a retry fails the condition as the callback's dedupe claim does), and **B**, a bare node:http server. The shim's HTTP and event building is API Gateway's work, done outside Lambda, yet it runs in
- * the function's process here: against H it is in both figures, so callback ÷ H compares the functions' own work
- * (issue 25's bar); callback ÷ B is printed beside it, with the shim's share (H − B).
+ * handler behind the same API Gateway shim as the callback's (children/baseline-handler.ts; keyed by the body's
+ * hash, so a retry fails the condition as the callback's dedupe claim does), and **B**, a bare node:http server.
+ * The shim's HTTP and event building is API Gateway's work, done outside Lambda, yet it runs in the function's
+ * process here: against H it is in both figures, so callback ÷ H compares the functions' own work (issue 25's
+ * bar); callback ÷ B is printed beside it, with the shim's share (H − B).
  *
  * After a warm-up, 50 callbacks at 25/s to each (nothing queues: the answer time is the work and the round trip),
  * then rounds B, H, C, B, H, C: each posts 200 callbacks built as WeCom builds them (bench/lib/callbacks.ts; one in
