@@ -5,20 +5,24 @@ import { randomFillSync } from 'node:crypto';
  * of one per draw, where draws are small and frequent (a message id's characters, a request id). A byte is handed
  * out once; the pool is refilled, never reused.
  *
- * @example const pool = new RandomPool(); pool.bytes(10).toString('base64'); // 'JKJaXmPLvHcESHA='
+ * @example const pool = new RandomPool(); pool.bytes(10).toString('base64'); // e.g. 'JKJaXmPLvHcESHA='
  */
 export class RandomPool {
   private readonly pool: Buffer;
   private offset: number;
 
   constructor(size = 4096) {
+    if (!Number.isInteger(size) || size < 1)
+      throw new RangeError(`pool size must be a positive integer: ${size}`);
     this.pool = Buffer.alloc(size);
     this.offset = size;
   }
 
   /** `n` fresh bytes (a copy: the pool's memory is refilled later). */
   bytes(n: number): Buffer {
-    if (n > this.pool.length) throw new RangeError(`at most ${this.pool.length} bytes per draw`);
+    if (!Number.isInteger(n) || n < 0 || n > this.pool.length) {
+      throw new RangeError(`a draw is 0–${this.pool.length} whole bytes: ${n}`);
+    }
     if (this.offset + n > this.pool.length) this.refill();
     const out = Buffer.from(this.pool.subarray(this.offset, this.offset + n));
     this.offset += n;

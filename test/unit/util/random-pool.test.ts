@@ -14,10 +14,12 @@ describe('RandomPool', () => {
 
   it('draws every byte value, in bytes and byte alike', () => {
     const pool = new RandomPool(64);
-    const seen = new Set<number>();
-    for (let i = 0; i < 4_096; i++) seen.add(pool.byte());
-    for (const b of pool.bytes(64)) seen.add(b);
-    expect(seen.size).toBe(256);
+    const fromByte = new Set<number>();
+    for (let i = 0; i < 4_096; i++) fromByte.add(pool.byte());
+    const fromBytes = new Set<number>();
+    for (let i = 0; i < 64; i++) for (const b of pool.bytes(64)) fromBytes.add(b);
+    expect(fromByte.size).toBe(256);
+    expect(fromBytes.size).toBe(256);
   });
 
   it('gives different bytes on each draw, across refills', () => {
@@ -26,7 +28,9 @@ describe('RandomPool', () => {
     expect(draws.size).toBe(200);
   });
 
-  it('refuses a draw larger than the pool', () => {
-    expect(() => new RandomPool(16).bytes(17)).toThrow(RangeError);
+  it('refuses a draw it cannot hand out whole and fresh, and a pool that holds nothing', () => {
+    const pool = new RandomPool(16);
+    for (const n of [17, -1, 1.5, Number.NaN]) expect(() => pool.bytes(n)).toThrow(RangeError);
+    for (const size of [0, -4, 2.5]) expect(() => new RandomPool(size)).toThrow(RangeError);
   });
 });
