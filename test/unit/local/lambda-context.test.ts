@@ -17,6 +17,16 @@ describe('buildLambdaContext', () => {
     expect(context.logStreamName).toMatch(/^\d{4}\/\d{2}\/\d{2}\/\[\$LATEST\][0-9a-f]{32}$/);
   });
 
+  it('gives each function one log stream across invocations, as one execution environment has', () => {
+    const of = (functionName: string) =>
+      buildLambdaContext({ functionName, memoryMb: 512, timeoutSeconds: 30 }).logStreamName;
+    expect(of('ingest')).toBe(of('ingest'));
+    expect(of('ingest')).not.toBe(of('callback'));
+    const first = buildLambdaContext({ functionName: 'ingest', memoryMb: 512, timeoutSeconds: 30 });
+    const second = buildLambdaContext({ functionName: 'ingest', memoryMb: 512, timeoutSeconds: 30 });
+    expect(second.awsRequestId).not.toBe(first.awsRequestId);
+  });
+
   it('counts getRemainingTimeInMillis down from the timeout and stops at zero', () => {
     let now = 1_000_000;
     const context = buildLambdaContext({
