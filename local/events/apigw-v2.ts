@@ -32,8 +32,8 @@ export interface HttpApiRequest {
 export const LOCAL_ACCOUNT_ID = '000000000000';
 export const LOCAL_API_ID = 'local';
 
-/** The random part of every request id and log stream name the local events carry (two OS calls a request saved). */
-export const localRandom = new RandomPool();
+/** Request ids' random bytes: a pool, not an OS call per request. */
+const requestIdRandom = new RandomPool();
 
 /**
  * Bodies of these types reach the function as text; any other body is base64-encoded with
@@ -128,7 +128,7 @@ function formatRequestTime(d: Date): string {
 
 /** API Gateway request ids look like `JKJaXmPLvHcESHA=`: 10 random bytes, base64. */
 function requestId(): string {
-  return localRandom.bytes(10).toString('base64');
+  return requestIdRandom.bytes(10).toString('base64');
 }
 
 export interface HttpResponse {

@@ -2,9 +2,9 @@
  * The Node.js Lambda context object, fields as in
  * https://docs.aws.amazon.com/lambda/latest/dg/nodejs-context.html
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { LOCAL_ACCOUNT_ID, localRandom } from './apigw-v2.js';
+import { LOCAL_ACCOUNT_ID } from './apigw-v2.js';
 
 export interface LambdaContextOptions {
   readonly functionName: string;
@@ -24,7 +24,7 @@ const logStreamOf = (functionName: string, started: Date): string => {
   let stream = logStreams.get(functionName);
   if (stream === undefined) {
     const day = started.toISOString().slice(0, 10).replaceAll('-', '/');
-    stream = `${day}/[$LATEST]${localRandom.bytes(16).toString('hex')}`;
+    stream = `${day}/[$LATEST]${randomBytes(16).toString('hex')}`;
     logStreams.set(functionName, stream);
   }
   return stream;
